@@ -1,0 +1,173 @@
+// lmdb: the source is a directory holding an LMDB environment (spec §5.10). NEW creates the
+// directory (it must not exist), the map size is 1 TiB, READ opens read-only without locking.
+// Cursors iterate in byte-wise key order inside one read transaction each.
+#include <lmdb.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "core/db/db.h"
+#include "core/enforce.h"
+#include "core/logging.h"
+
+namespace caffe2 {
+namespace db {
+namespace {
+
+constexpr size_t kMapSize = size_t(1) << 40;
+
+void Check(int rc, const char* what, const std::string& path) {
+  C2_ENFORCE(rc == MDB_SUCCESS, "lmdb ", what, " failed for '", path, "': ", mdb_strerror(rc));
+}
+
+// The environment, kept alive by the DB and every cursor and transaction.
+struct LMDBEnv {
+  MDB_env* env = nullptr;
+  std::string path;
+  ~LMDBEnv() {
+    if (env) mdb_env_close(env);
+  }
+};
+
+class LMDBCursor final : public Cursor {
+ public:
+  explicit LMDBCursor(std::shared_ptr<LMDBEnv> env) : env_(std::move(env)) {
+    Check(mdb_txn_begin(env_->env, nullptr, MDB_RDONLY, &txn_), "mdb_txn_begin", env_->path);
+    MDB_dbi dbi;
+    int rc = mdb_dbi_open(txn_, nullptr, 0, &dbi);
+    if (rc == MDB_SUCCESS) rc = mdb_cursor_open(txn_, dbi, &cursor_);
+    if (rc != MDB_SUCCESS) {
+      mdb_txn_abort(txn_);
+      Check(rc, "opening a cursor", env_->path);
+    }
+    SeekToFirst();
+  }
+  ~LMDBCursor() override {
+    mdb_cursor_close(cursor_);
+    mdb_txn_abort(txn_);
+  }
+
+  bool SupportsSeek() override { return true; }
+  void Seek(const std::string& key) override {
+    key_.mv_size = key.size();
+    key_.mv_data = const_cast<char*>(key.data());
+    Move(MDB_SET_RANGE);
+  }
+  void SeekToFirst() override { Move(MDB_FIRST); }
+  void Next() override {
+    C2_ENFORCE(valid_, "Next() past the end of lmdb '", env_->path, "'");
+    Move(MDB_NEXT);
+  }
+  std::string key() override {
+    C2_ENFORCE(valid_, "key() past the end of lmdb '", env_->path, "'");
+    return std::string(static_cast<const char*>(key_.mv_data), key_.mv_size);
+  }
+  std::string value() override {
+    C2_ENFORCE(valid_, "value() past the end of lmdb '", env_->path, "'");
+    return std::string(static_cast<const char*>(value_.mv_data), value_.mv_size);
+  }
+  bool Valid() override { return valid_; }
+
+ private:
+  void Move(MDB_cursor_op op) {
+    int rc = mdb_cursor_get(cursor_, &key_, &value_, op);
+    valid_ = rc == MDB_SUCCESS;
+    if (rc != MDB_NOTFOUND) Check(rc, "mdb_cursor_get", env_->path);
+  }
+
+  std::shared_ptr<LMDBEnv> env_;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  MDB_val key_{}, value_{};
+  bool valid_ = false;
+};
+
+class LMDBTransaction final : public Transaction {
+ public:
+  explicit LMDBTransaction(std::shared_ptr<LMDBEnv> env) : env_(std::move(env)) { Begin(); }
+  ~LMDBTransaction() override {
+    if (!txn_) return;
+    int rc = mdb_txn_commit(txn_);
+    if (rc != MDB_SUCCESS) {
+      C2_LOG(Error) << "lmdb commit to '" << env_->path << "' failed: " << mdb_strerror(rc);
+    }
+  }
+
+  void Put(const std::string& key, const std::string& value) override {
+    C2_ENFORCE(txn_ != nullptr, "lmdb '", env_->path, "': the transaction failed earlier");
+    MDB_val k{key.size(), const_cast<char*>(key.data())};
+    MDB_val v{value.size(), const_cast<char*>(value.data())};
+    int rc = mdb_put(txn_, dbi_, &k, &v, 0);
+    C2_ENFORCE(rc == MDB_SUCCESS, "lmdb put of key '", key, "' (", value.size(), " bytes) into '",
+               env_->path, "' failed: ", mdb_strerror(rc));
+  }
+
+  void Commit() override {
+    C2_ENFORCE(txn_ != nullptr, "lmdb '", env_->path, "': the transaction failed earlier");
+    int rc = mdb_txn_commit(txn_);
+    txn_ = nullptr;
+    Check(rc, "mdb_txn_commit", env_->path);
+    Begin();
+  }
+
+ private:
+  void Begin() {
+    MDB_txn* txn = nullptr;
+    Check(mdb_txn_begin(env_->env, nullptr, 0, &txn), "mdb_txn_begin", env_->path);
+    int rc = mdb_dbi_open(txn, nullptr, 0, &dbi_);
+    if (rc != MDB_SUCCESS) mdb_txn_abort(txn);
+    Check(rc, "mdb_dbi_open", env_->path);
+    txn_ = txn;
+  }
+
+  std::shared_ptr<LMDBEnv> env_;
+  MDB_txn* txn_ = nullptr;
+  MDB_dbi dbi_ = 0;
+};
+
+class LMDB final : public DB {
+ public:
+  LMDB(const std::string& source, Mode mode) : DB(source, mode) {
+    if (mode == NEW) {
+      C2_ENFORCE(mkdir(source.c_str(), 0744) == 0, "cannot create the lmdb directory '", source,
+                 "': ", std::strerror(errno),
+                 errno == EEXIST ? " (Save creates a new lmdb; remove the old one first)" : "");
+    }
+    auto env = std::make_shared<LMDBEnv>();
+    env->path = source;
+    Check(mdb_env_create(&env->env), "mdb_env_create", source);
+    Check(mdb_env_set_mapsize(env->env, kMapSize), "mdb_env_set_mapsize", source);
+    unsigned flags = MDB_NOTLS;
+    if (mode == READ) flags |= MDB_RDONLY | MDB_NOLOCK;
+    Check(mdb_env_open(env->env, source.c_str(), flags, 0664), "mdb_env_open", source);
+    env_ = std::move(env);
+  }
+
+  void Close() override { env_.reset(); }
+
+  std::unique_ptr<Cursor> NewCursor() override {
+    C2_ENFORCE(env_ != nullptr, "lmdb '", source_, "' is closed");
+    return std::make_unique<LMDBCursor>(env_);
+  }
+  std::unique_ptr<Transaction> NewTransaction() override {
+    C2_ENFORCE(env_ != nullptr, "lmdb '", source_, "' is closed");
+    C2_ENFORCE(mode_ != READ, "lmdb '", source_, "' opened in READ mode cannot be written");
+    return std::make_unique<LMDBTransaction>(env_);
+  }
+
+ private:
+  std::shared_ptr<LMDBEnv> env_;
+};
+
+std::unique_ptr<DB> CreateLMDB(const std::string& source, Mode mode) {
+  return std::make_unique<LMDB>(source, mode);
+}
+
+const bool registered_lmdb [[maybe_unused]] =
+    RegisterDB("lmdb", CreateLMDB) && RegisterDB("LMDB", CreateLMDB);
+
+}  // namespace
+}  // namespace db
+}  // namespace caffe2

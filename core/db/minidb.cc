@@ -1,0 +1,200 @@
+// minidb: one file of records [int32 key_len][int32 value_len][key][value] in native byte order,
+// with no header, index or footer (spec §5.10). NEW truncates, WRITE appends, READ reads in file
+// order. Each cursor reads through its own file handle; transactions append whole records under the
+// DB's lock and flush on Commit.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "core/db/db.h"
+#include "core/enforce.h"
+#include "core/logging.h"
+
+namespace caffe2 {
+namespace db {
+namespace {
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+// The write handle, shared by the DB and its transactions.
+struct MiniDBFile {
+  std::mutex mutex;
+  std::FILE* file = nullptr;
+  std::string path;
+
+  ~MiniDBFile() {
+    if (file) std::fclose(file);
+  }
+};
+
+class MiniDBCursor final : public Cursor {
+ public:
+  explicit MiniDBCursor(const std::string& path) : path_(path) {
+    file_.reset(std::fopen(path.c_str(), "rb"));
+    C2_ENFORCE(file_ != nullptr, "cannot open minidb file '", path, "' for reading: ", ErrnoText());
+    struct stat st;
+    C2_ENFORCE(fstat(fileno(file_.get()), &st) == 0, "cannot stat minidb file '", path, "': ", ErrnoText());
+    file_size_ = static_cast<int64_t>(st.st_size);
+    SeekToFirst();
+  }
+
+  void Seek(const std::string& key) override {
+    C2_THROW("minidb '", path_, "' does not support Seek (to key '", key,
+             "'): iterate from SeekToFirst instead");
+  }
+  void SeekToFirst() override {
+    C2_ENFORCE(std::fseek(file_.get(), 0, SEEK_SET) == 0, "cannot rewind minidb file '", path_,
+               "': ", ErrnoText());
+    offset_ = 0;
+    ReadRecord();
+  }
+  void Next() override {
+    C2_ENFORCE(valid_, "Next() past the end of minidb file '", path_, "'");
+    ReadRecord();
+  }
+  std::string key() override {
+    C2_ENFORCE(valid_, "key() past the end of minidb file '", path_, "'");
+    return key_;
+  }
+  std::string value() override {
+    C2_ENFORCE(valid_, "value() past the end of minidb file '", path_, "'");
+    return value_;
+  }
+  bool Valid() override { return valid_; }
+
+ private:
+  // Reads the record at offset_; at a clean end of file the cursor becomes invalid.
+  void ReadRecord() {
+    valid_ = false;
+    const int64_t start = offset_;
+    int32_t lens[2];
+    size_t got = std::fread(lens, 1, sizeof(lens), file_.get());
+    if (got == 0 && std::feof(file_.get())) return;
+    C2_ENFORCE(got == sizeof(lens), "minidb file '", path_, "' is truncated: the record header at ",
+               "byte offset ", start, " has ", got, " of ", sizeof(lens), " bytes");
+    C2_ENFORCE(lens[0] > 0 && lens[1] > 0, "minidb file '", path_, "' is corrupt: the record at ",
+               "byte offset ", start, " has key length ", lens[0], " and value length ", lens[1],
+               " (both must be > 0)");
+    const int64_t need = static_cast<int64_t>(lens[0]) + lens[1];
+    const int64_t left = file_size_ - start - static_cast<int64_t>(sizeof(lens));
+    C2_ENFORCE(need <= left, "minidb file '", path_, "' is truncated: the record at byte offset ",
+               start, " needs ", need, " bytes of key and value but only ", left, " remain");
+    key_.resize(static_cast<size_t>(lens[0]));
+    value_.resize(static_cast<size_t>(lens[1]));
+    C2_ENFORCE(std::fread(&key_[0], 1, key_.size(), file_.get()) == key_.size() &&
+                   std::fread(&value_[0], 1, value_.size(), file_.get()) == value_.size(),
+               "cannot read the record at byte offset ", start, " of minidb file '", path_, "'");
+    offset_ = start + static_cast<int64_t>(sizeof(lens)) + need;
+    valid_ = true;
+  }
+
+  std::string path_;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_{nullptr, &std::fclose};
+  int64_t file_size_ = 0;
+  int64_t offset_ = 0;
+  bool valid_ = false;
+  std::string key_, value_;
+};
+
+class MiniDBTransaction final : public Transaction {
+ public:
+  explicit MiniDBTransaction(std::shared_ptr<MiniDBFile> file) : file_(std::move(file)) {}
+  ~MiniDBTransaction() override {
+    try {
+      Commit();
+    } catch (const std::exception& e) {
+      C2_LOG(Error) << "minidb transaction commit failed: " << e.what();
+    }
+  }
+
+  void Put(const std::string& key, const std::string& value) override {
+    C2_ENFORCE(!key.empty() && !value.empty(), "minidb '", file_->path,
+               "' cannot store an empty key or value (key '", key, "', ", value.size(),
+               " value bytes)");
+    C2_ENFORCE(key.size() <= INT32_MAX && value.size() <= INT32_MAX, "minidb '", file_->path,
+               "': record '", key, "' is too large (", value.size(), " value bytes)");
+    const int32_t lens[2] = {static_cast<int32_t>(key.size()), static_cast<int32_t>(value.size())};
+    std::lock_guard<std::mutex> lock(file_->mutex);
+    C2_ENFORCE(file_->file != nullptr, "minidb '", file_->path, "' is closed");
+    bool ok = std::fwrite(lens, sizeof(lens), 1, file_->file) == 1 &&
+              std::fwrite(key.data(), key.size(), 1, file_->file) == 1 &&
+              std::fwrite(value.data(), value.size(), 1, file_->file) == 1;
+    C2_ENFORCE(ok, "cannot write record '", key, "' to minidb '", file_->path, "': ", ErrnoText());
+  }
+
+  void Commit() override {
+    std::lock_guard<std::mutex> lock(file_->mutex);
+    if (!file_->file) return;
+    C2_ENFORCE(std::fflush(file_->file) == 0, "cannot flush minidb '", file_->path,
+               "': ", ErrnoText());
+  }
+
+ private:
+  std::shared_ptr<MiniDBFile> file_;
+};
+
+class MiniDB final : public DB {
+ public:
+  MiniDB(const std::string& source, Mode mode) : DB(source, mode) {
+    if (mode == READ) {
+      std::FILE* probe = std::fopen(source.c_str(), "rb");
+      C2_ENFORCE(probe != nullptr, "cannot open minidb file '", source, "': ", ErrnoText());
+      std::fclose(probe);
+      return;
+    }
+    writer_ = std::make_shared<MiniDBFile>();
+    writer_->path = source;
+    writer_->file = std::fopen(source.c_str(), mode == NEW ? "wb" : "ab");
+    C2_ENFORCE(writer_->file != nullptr, "cannot open minidb file '", source, "' for writing: ",
+               ErrnoText());
+  }
+  ~MiniDB() override {
+    try {
+      Close();
+    } catch (const std::exception& e) {
+      C2_LOG(Error) << e.what();
+    }
+  }
+
+  void Close() override {
+    closed_ = true;
+    if (!writer_) return;
+    std::lock_guard<std::mutex> lock(writer_->mutex);
+    if (!writer_->file) return;
+    int rc = std::fclose(writer_->file);
+    writer_->file = nullptr;
+    C2_ENFORCE(rc == 0, "cannot close minidb file '", source_, "': ", ErrnoText());
+  }
+
+  std::unique_ptr<Cursor> NewCursor() override {
+    C2_ENFORCE(mode_ == READ, "minidb '", source_, "' opened in ", ModeName(mode_),
+               " mode cannot be read: open it in READ mode");
+    C2_ENFORCE(!closed_, "minidb '", source_, "' is closed");
+    return std::make_unique<MiniDBCursor>(source_);
+  }
+
+  std::unique_ptr<Transaction> NewTransaction() override {
+    C2_ENFORCE(mode_ != READ, "minidb '", source_, "' opened in READ mode cannot be written");
+    C2_ENFORCE(!closed_, "minidb '", source_, "' is closed");
+    return std::make_unique<MiniDBTransaction>(writer_);
+  }
+
+ private:
+  std::shared_ptr<MiniDBFile> writer_;
+  bool closed_ = false;
+};
+
+std::unique_ptr<DB> CreateMiniDB(const std::string& source, Mode mode) {
+  return std::make_unique<MiniDB>(source, mode);
+}
+
+const bool registered_minidb [[maybe_unused]] =
+    RegisterDB("minidb", CreateMiniDB) && RegisterDB("MiniDB", CreateMiniDB);
+
+}  // namespace
+}  // namespace db
+}  // namespace caffe2

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs (idempotent; uses sudo when not root).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libprotobuf-dev protobuf-compiler python3-protobuf
+  libeigen3-dev liblmdb-dev libleveldb-dev
+  libgtest-dev libgmock-dev
+  python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
+  pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-hypothesis
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

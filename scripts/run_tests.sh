@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets everything up, then runs every test: C++ (ctest) and Python (pytest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+start=$(date +%s)
+bash scripts/setup_env.sh
+echo "setup and build: $(( $(date +%s) - start )) s"
+
+ctest --test-dir build --output-on-failure -j2
+.venv/bin/python -m pytest -q -p no:cacheprovider tests/python
+echo "total: $(( $(date +%s) - start )) s"

@@ -1,0 +1,547 @@
+"""Wire-format compatibility of caffe2.proto and its companions.
+
+Fixture bytes are written field by field from the tables of
+spec/caffe2-core-api.md section 1 with the tiny raw encoder below (never with
+the generated classes), in field-number order and with the spec's packing, so
+that parsing them and serializing again must give back the same bytes.
+"""
+import struct
+
+import pytest
+from google.protobuf import message
+from google.protobuf.descriptor import FieldDescriptor as FD
+
+from caffe2.proto import (caffe2_legacy_pb2, caffe2_pb2, metanet_pb2,
+                          predictor_consts_pb2, prof_dag_pb2)
+
+# ---------------------------------------------------------------- raw encoder
+
+
+def varint(n):
+    n &= (1 << 64) - 1  # negative int32/int64 are sign-extended to 10 bytes
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def key(num, wire_type):
+    return varint(num << 3 | wire_type)
+
+
+def vint(num, n):  # wire type 0: int32/int64/uint32/bool/enum
+    return key(num, 0) + varint(n)
+
+
+def ld(num, data):  # wire type 2: string/bytes/message/packed
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return key(num, 2) + varint(len(data)) + data
+
+
+def f32(num, x):
+    return key(num, 5) + struct.pack("<f", x)
+
+
+def f64(num, x):
+    return key(num, 1) + struct.pack("<d", x)
+
+
+def rep(encode, num, values):  # unpacked repeated field
+    return b"".join(encode(num, v) for v in values)
+
+
+def packed_varints(num, values):
+    return ld(num, b"".join(varint(v) for v in values))
+
+
+def packed_f32(num, values):
+    return ld(num, struct.pack("<%df" % len(values), *values))
+
+
+def packed_f64(num, values):
+    return ld(num, struct.pack("<%dd" % len(values), *values))
+
+
+def roundtrip(cls, data):
+    msg = cls()
+    msg.ParseFromString(data)
+    assert msg.SerializeToString() == data
+    return msg
+
+
+# ------------------------------------------------------------------- fixtures
+
+
+def device_option_bytes():
+    return (vint(1, 1) + vint(2, 3) + vint(3, 2**32 - 1) + ld(4, "node-a") +
+            vint(5, 1))
+
+
+def check_device_option(d):
+    assert (d.device_type, d.cuda_gpu_id, d.random_seed, d.node_name,
+            d.numa_node_id) == (caffe2_pb2.CUDA, 3, 2**32 - 1, "node-a", 1)
+
+
+def tensor_bytes():
+    return (rep(vint, 1, [2, 3]) + vint(2, caffe2_pb2.TensorProto.DOUBLE) +
+            packed_f32(3, [1.5, -2.25, 0.0]) + packed_varints(4, [1, -7, 300]) +
+            ld(5, b"\x00\xffab") + rep(ld, 6, [b"abc", b"\xff\x00"]) +
+            ld(7, "tensør") + ld(8, device_option_bytes()) +
+            packed_f64(9, [0.1, -1e300]) + packed_varints(10, [-1, 2**62, 0]) +
+            ld(11, vint(1, 5) + vint(2, 11)))
+
+
+def check_tensor(t):
+    assert list(t.dims) == [2, 3]
+    assert t.data_type == caffe2_pb2.TensorProto.DOUBLE
+    assert list(t.float_data) == [1.5, -2.25, 0.0]
+    assert list(t.int32_data) == [1, -7, 300]
+    assert t.byte_data == b"\x00\xffab"
+    assert list(t.string_data) == [b"abc", b"\xff\x00"]
+    assert t.name == "tensør"
+    check_device_option(t.device_detail)
+    assert list(t.double_data) == [0.1, -1e300]
+    assert list(t.int64_data) == [-1, 2**62, 0]
+    assert (t.segment.begin, t.segment.end) == (5, 11)
+
+
+def qtensor_bytes():
+    return (rep(vint, 1, [4, 1]) + vint(2, 8) + f64(3, 0.5) + f64(4, -3.0) +
+            vint(5, 1) + packed_varints(6, [1, -2, 255]) + ld(7, "q"))
+
+
+def check_qtensor(q):
+    assert list(q.dims) == [4, 1]
+    assert (q.precision, q.scale, q.bias, q.is_signed) == (8, 0.5, -3.0, True)
+    assert list(q.data) == [1, -2, 255]
+    assert q.name == "q"
+
+
+def shape_bytes(name):
+    return (rep(vint, 1, [1, 224]) + vint(2, caffe2_pb2.TensorProto.INT64) +
+            rep(vint, 3, [0, 2]) + vint(4, 1) + ld(5, name))
+
+
+def check_shape(s, name):
+    assert list(s.dims) == [1, 224]
+    assert s.data_type == caffe2_pb2.TensorProto.INT64
+    assert list(s.unknown_dims) == [0, 2]
+    assert s.unknown_shape is True
+    assert s.name == name
+
+
+def small_net_bytes(name):
+    return ld(1, name) + ld(3, "simple")
+
+
+def argument_bytes():
+    return (ld(1, "everything") + f32(2, 0.25) + vint(3, -(2**40)) +
+            ld(4, b"\x00s") + rep(f32, 5, [0.5, -1.0]) +
+            rep(vint, 6, [1, -2, 2**40]) + rep(ld, 7, [b"a", b""]) +
+            ld(8, small_net_bytes("inner")) +
+            ld(9, small_net_bytes("n0")) + ld(9, net_bytes()))
+
+
+def check_argument(a):
+    assert (a.name, a.f, a.i, a.s) == ("everything", 0.25, -(2**40), b"\x00s")
+    assert list(a.floats) == [0.5, -1.0]
+    assert list(a.ints) == [1, -2, 2**40]
+    assert list(a.strings) == [b"a", b""]
+    assert (a.n.name, a.n.type) == ("inner", "simple")
+    assert [n.name for n in a.nets] == ["n0", "net"]
+    check_net(a.nets[1])
+
+
+def operator_bytes():
+    return (rep(ld, 1, ["X", "W"]) + ld(2, "Y") + ld(3, "conv1") +
+            ld(4, "Conv") + ld(5, ld(1, "kernel") + vint(3, 3)) +
+            ld(5, ld(1, "order") + ld(4, "NCHW")) + ld(6, device_option_bytes()) +
+            ld(7, "CUDNN") + ld(8, "dep") + vint(9, 1) + ld(10, "model.py:12"))
+
+
+def check_operator(op):
+    assert (list(op.input), list(op.output)) == (["X", "W"], ["Y"])
+    assert (op.name, op.type, op.engine) == ("conv1", "Conv", "CUDNN")
+    assert [(a.name, a.i, a.s) for a in op.arg] == [("kernel", 3, b""),
+                                                    ("order", 0, b"NCHW")]
+    assert op.arg[0].HasField("i") and not op.arg[0].HasField("s")
+    check_device_option(op.device_option)
+    assert list(op.control_input) == ["dep"]
+    assert op.is_gradient_op is True
+    assert op.debug_info == "model.py:12"
+
+
+def net_bytes():
+    return (ld(1, "net") + ld(2, operator_bytes()) + ld(2, ld(4, "Relu")) +
+            ld(3, "dag") + vint(4, 8) + ld(5, device_option_bytes()) +
+            ld(6, ld(1, "first_iter_only_one_worker") + vint(3, 1)) +
+            rep(ld, 7, ["X", "W"]) + ld(8, "Y"))
+
+
+def check_net(n):
+    assert (n.name, n.type, n.num_workers) == ("net", "dag", 8)
+    assert len(n.op) == 2
+    check_operator(n.op[0])
+    assert n.op[1].type == "Relu" and not n.op[1].HasField("name")
+    check_device_option(n.device_option)
+    assert [(a.name, a.i) for a in n.arg] == [("first_iter_only_one_worker", 1)]
+    assert list(n.external_input) == ["X", "W"]
+    assert list(n.external_output) == ["Y"]
+
+
+def step_bytes():
+    return (ld(1, "step") + ld(2, ld(1, "sub") + ld(3, "net")) +
+            rep(ld, 3, ["net", "net2"]) + vint(4, 2**33) + ld(5, "crit") +
+            vint(6, 1) + ld(7, "report") + vint(8, 10) + ld(9, "stop") +
+            vint(10, 1) + vint(11, 1000) + vint(12, 1) + vint(13, 4))
+
+
+def check_step(s):
+    assert s.name == "step"
+    assert [(x.name, list(x.network)) for x in s.substep] == [("sub", ["net"])]
+    assert list(s.network) == ["net", "net2"]
+    assert (s.num_iter, s.criteria_network, s.concurrent_substeps) == (
+        2**33, "crit", True)
+    assert (s.report_net, s.report_interval, s.should_stop_blob) == (
+        "report", 10, "stop")
+    assert (s.only_once, s.run_every_ms, s.create_workspace,
+            s.num_concurrent_instances) == (True, 1000, True, 4)
+
+
+def plan_bytes():
+    return ld(1, "plan") + ld(2, net_bytes()) + ld(3, step_bytes())
+
+
+def check_plan(p):
+    assert p.name == "plan"
+    assert len(p.network) == 1 and len(p.execution_step) == 1
+    check_net(p.network[0])
+    check_step(p.execution_step[0])
+
+
+# ---------------------------------------------------------- message roundtrips
+
+
+def test_tensor_proto():
+    check_tensor(roundtrip(caffe2_pb2.TensorProto, tensor_bytes()))
+
+
+def test_qtensor_proto():
+    check_qtensor(roundtrip(caffe2_pb2.QTensorProto, qtensor_bytes()))
+
+
+def test_tensor_protos():
+    ts = roundtrip(caffe2_pb2.TensorProtos,
+                   ld(1, tensor_bytes()) + ld(1, b"") + ld(1, ld(7, "b")))
+    assert len(ts.protos) == 3
+    check_tensor(ts.protos[0])
+    assert ts.protos[1].ListFields() == []
+    assert ts.protos[2].name == "b"
+
+
+def test_tensor_shape_and_shapes():
+    check_shape(roundtrip(caffe2_pb2.TensorShape, shape_bytes("s")), "s")
+    shapes = roundtrip(caffe2_pb2.TensorShapes,
+                       ld(1, shape_bytes("a")) + ld(1, shape_bytes("b")))
+    check_shape(shapes.shapes[0], "a")
+    check_shape(shapes.shapes[1], "b")
+
+
+def test_argument():
+    check_argument(roundtrip(caffe2_pb2.Argument, argument_bytes()))
+
+
+def test_device_option():
+    check_device_option(roundtrip(caffe2_pb2.DeviceOption, device_option_bytes()))
+    d = roundtrip(caffe2_pb2.DeviceOption, vint(5, -1))
+    assert d.numa_node_id == -1 and d.HasField("numa_node_id")
+
+
+def test_operator_def():
+    check_operator(roundtrip(caffe2_pb2.OperatorDef, operator_bytes()))
+
+
+def test_net_def():
+    check_net(roundtrip(caffe2_pb2.NetDef, net_bytes()))
+
+
+def test_execution_step_and_plan():
+    check_step(roundtrip(caffe2_pb2.ExecutionStep, step_bytes()))
+    check_plan(roundtrip(caffe2_pb2.PlanDef, plan_bytes()))
+
+
+def test_blob_proto():
+    b = roundtrip(caffe2_pb2.BlobProto,
+                  ld(1, "w") + ld(2, "Tensor") + ld(3, tensor_bytes()) +
+                  ld(4, b"\x00\x01") + ld(5, qtensor_bytes()) + vint(6, 3) +
+                  vint(7, 1))
+    assert (b.name, b.type, b.content) == ("w", "Tensor", b"\x00\x01")
+    check_tensor(b.tensor)
+    check_qtensor(b.qtensor)
+    assert (b.content_num_chunks, b.content_chunk_id) == (3, 1)
+
+
+def test_db_reader_proto():
+    r = roundtrip(caffe2_pb2.DBReaderProto,
+                  ld(1, "reader") + ld(2, "/data/train") + ld(3, "lmdb") +
+                  ld(4, "k\x00"))
+    assert (r.name, r.source, r.db_type, r.key) == (
+        "reader", "/data/train", "lmdb", "k\x00")
+
+
+def test_metanet():
+    info = (ld(1, "proj") + ld(2, "cls") + ld(3, "1.0") +
+            ld(4, "MULTI_PREDICTOR") + ld(5, "id7"))
+    blobs = ld(1, "INPUTS_BLOB_TYPE") + rep(ld, 2, ["data", "label"])
+    nets = ld(1, "PREDICT_NET_TYPE") + ld(2, net_bytes())
+    plans = ld(1, "TRAIN_PLAN_TYPE") + ld(2, plan_bytes())
+    strings = ld(1, "k") + ld(2, "v")
+    m = roundtrip(metanet_pb2.MetaNetDef,
+                  ld(1, blobs) + ld(1, ld(1, "OUTPUTS_BLOB_TYPE")) + ld(2, nets) +
+                  ld(3, info) + ld(4, plans) + ld(5, strings))
+    assert [(b.key, list(b.value)) for b in m.blobs] == [
+        ("INPUTS_BLOB_TYPE", ["data", "label"]), ("OUTPUTS_BLOB_TYPE", [])]
+    assert [n.key for n in m.nets] == ["PREDICT_NET_TYPE"]
+    check_net(m.nets[0].value)
+    mi = m.modelInfo
+    assert (mi.project, mi.modelClass, mi.version, mi.predictorType,
+            mi.modelId) == ("proj", "cls", "1.0", "MULTI_PREDICTOR", "id7")
+    assert [p.key for p in m.plans] == ["TRAIN_PLAN_TYPE"]
+    check_plan(m.plans[0].value)
+    assert [(s.key, s.value) for s in m.applicationSpecificInfo] == [("k", "v")]
+    for cls, data in [(metanet_pb2.ModelInfo, info), (metanet_pb2.BlobsMap, blobs),
+                      (metanet_pb2.NetsMap, nets), (metanet_pb2.PlansMap, plans),
+                      (metanet_pb2.StringMap, strings)]:
+        assert roundtrip(cls, data).IsInitialized()
+
+
+def test_prof_dag():
+    one = ld(1, "Conv") + f32(2, 1.5) + f32(3, 0.125)
+    p = roundtrip(prof_dag_pb2.ProfDAGProto, one)
+    assert (p.name, p.mean, p.stddev) == ("Conv", 1.5, 0.125)
+    ps = roundtrip(prof_dag_pb2.ProfDAGProtos,
+                   ld(1, one) + ld(1, ld(1, "Relu") + f32(2, 0.0) + f32(3, 2.0)))
+    assert [(s.name, s.mean, s.stddev) for s in ps.stats] == [
+        ("Conv", 1.5, 0.125), ("Relu", 0.0, 2.0)]
+
+
+def test_predictor_consts():
+    assert predictor_consts_pb2.PredictorConsts().SerializeToString() == b""
+    c = roundtrip(predictor_consts_pb2.PredictorConsts, ld(1, "x") + ld(12, "y"))
+    assert (c.META_NET_DEF, c.TRAIN_PLAN_TYPE) == ("x", "y")
+    assert c.PREDICTOR_DBREADER == "!!PREDICTOR_DBREADER"
+
+
+# ---------------------------------------------------- enums, defaults, packing
+
+
+def enum_items(enum):
+    return {v.name: v.number for v in enum.values}
+
+
+def test_enums():
+    assert enum_items(caffe2_pb2.TensorProto.DataType.DESCRIPTOR) == {
+        "UNDEFINED": 0, "FLOAT": 1, "INT32": 2, "BYTE": 3, "STRING": 4,
+        "BOOL": 5, "UINT8": 6, "INT8": 7, "UINT16": 8, "INT16": 9, "INT64": 10,
+        "FLOAT16": 12, "DOUBLE": 13}
+    assert 11 not in caffe2_pb2.TensorProto.DataType.values()
+    assert caffe2_pb2.TensorProto.FLOAT16 == 12
+    assert enum_items(caffe2_pb2.DeviceType.DESCRIPTOR) == {
+        "CPU": 0, "CUDA": 1, "MKLDNN": 2, "OPENGL": 3,
+        "COMPILE_TIME_MAX_DEVICE_TYPES": 4, "ONLY_FOR_TEST": 20901701}
+    assert (caffe2_pb2.CPU, caffe2_pb2.CUDA, caffe2_pb2.ONLY_FOR_TEST) == (
+        0, 1, 20901701)
+    assert caffe2_pb2.DeviceType.DESCRIPTOR.full_name == "caffe2.DeviceType"
+    assert enum_items(caffe2_legacy_pb2.LegacyPadding.DESCRIPTOR) == {
+        "NOTSET": 0, "VALID": 1, "SAME": 2, "CAFFE_LEGACY_POOLING": 3}
+    assert caffe2_legacy_pb2.CAFFE_LEGACY_POOLING == 3
+
+
+def test_defaults_and_presence():
+    t = caffe2_pb2.TensorProto()
+    assert t.data_type == caffe2_pb2.TensorProto.FLOAT
+    assert not t.HasField("data_type") and not t.HasField("segment")
+    assert caffe2_pb2.TensorShape().data_type == caffe2_pb2.TensorProto.FLOAT
+    assert caffe2_pb2.TensorShape().unknown_shape is False
+    d = caffe2_pb2.DeviceOption()
+    assert (d.device_type, d.cuda_gpu_id, d.random_seed, d.numa_node_id) == (
+        0, 0, 0, -1)
+    assert caffe2_pb2.OperatorDef().is_gradient_op is False
+    assert metanet_pb2.ModelInfo().predictorType == "SINGLE_PREDICTOR"
+    assert not metanet_pb2.ModelInfo().HasField("predictorType")
+    # Presence is significant (has_cuda_gpu_id, has_name...): explicit zeros
+    # and empty strings are written.
+    assert caffe2_pb2.DeviceOption(cuda_gpu_id=0).SerializeToString() == vint(2, 0)
+    assert caffe2_pb2.OperatorDef(name="").SerializeToString() == ld(3, b"")
+
+
+def test_predictor_consts_defaults():
+    c = predictor_consts_pb2.PredictorConsts()
+    names = ["META_NET_DEF", "PREDICTOR_DBREADER", "PARAMETERS_BLOB_TYPE",
+             "INPUTS_BLOB_TYPE", "OUTPUTS_BLOB_TYPE", "GLOBAL_INIT_NET_TYPE",
+             "PREDICT_INIT_NET_TYPE", "PREDICT_NET_TYPE", "SINGLE_PREDICTOR",
+             "MULTI_PREDICTOR", "TRAIN_INIT_PLAN_TYPE", "TRAIN_PLAN_TYPE"]
+    fields = c.DESCRIPTOR.fields
+    assert [(f.name, f.number) for f in fields] == [
+        (n, i + 1) for i, n in enumerate(names)]
+    for name in names:
+        expected = "!!" + name if name in names[:2] else name
+        assert getattr(c, name) == expected
+
+
+def test_packed_and_unpacked_encodings():
+    t = caffe2_pb2.TensorProto(dims=[2, 3], float_data=[1.5], int32_data=[1, -7],
+                               double_data=[0.5], int64_data=[-1])
+    assert t.SerializeToString() == (
+        rep(vint, 1, [2, 3]) + packed_f32(3, [1.5]) + packed_varints(4, [1, -7]) +
+        packed_f64(9, [0.5]) + packed_varints(10, [-1]))
+    assert caffe2_pb2.QTensorProto(
+        precision=1, scale=1.0, bias=0.0, is_signed=False,
+        data=[3, 4]).SerializeToString() == (
+            vint(2, 1) + f64(3, 1.0) + f64(4, 0.0) + vint(5, 0) +
+            packed_varints(6, [3, 4]))
+    a = caffe2_pb2.Argument(floats=[0.5, 1.0], ints=[1, 2])
+    assert a.SerializeToString() == rep(f32, 5, [0.5, 1.0]) + rep(vint, 6, [1, 2])
+    s = caffe2_pb2.TensorShape(dims=[4], unknown_dims=[0])
+    assert s.SerializeToString() == vint(1, 4) + vint(3, 0)
+    # Readers accept the other encoding and writers normalise it.
+    t = caffe2_pb2.TensorProto()
+    t.ParseFromString(packed_varints(1, [2, 3]) + rep(f32, 3, [1.5, 2.0]))
+    assert (list(t.dims), list(t.float_data)) == ([2, 3], [1.5, 2.0])
+    assert t.SerializeToString() == rep(vint, 1, [2, 3]) + packed_f32(3, [1.5, 2.0])
+
+
+# ------------------------------------------------------------ descriptor table
+
+# name number type label, from the spec tables; a capitalised type names a
+# caffe2 message or enum.
+SCHEMA = {
+    caffe2_pb2.TensorProto: """dims 1 int64 repeated, data_type 2
+        TensorProto.DataType optional, float_data 3 float repeated, int32_data 4
+        int32 repeated, byte_data 5 bytes optional, string_data 6 bytes repeated,
+        name 7 string optional, device_detail 8 DeviceOption optional,
+        double_data 9 double repeated, int64_data 10 int64 repeated,
+        segment 11 TensorProto.Segment optional""",
+    caffe2_pb2.TensorProto.Segment: "begin 1 int64 required, end 2 int64 required",
+    caffe2_pb2.QTensorProto: """dims 1 int64 repeated, precision 2 int32
+        required, scale 3 double required, bias 4 double required, is_signed 5
+        bool required, data 6 int32 repeated, name 7 string optional""",
+    caffe2_pb2.TensorProtos: "protos 1 TensorProto repeated",
+    caffe2_pb2.TensorShape: """dims 1 int64 repeated, data_type 2
+        TensorProto.DataType optional, unknown_dims 3 int32 repeated,
+        unknown_shape 4 bool optional, name 5 string optional""",
+    caffe2_pb2.TensorShapes: "shapes 1 TensorShape repeated",
+    caffe2_pb2.Argument: """name 1 string optional, f 2 float optional, i 3
+        int64 optional, s 4 bytes optional, n 8 NetDef optional, floats 5 float
+        repeated, ints 6 int64 repeated, strings 7 bytes repeated, nets 9 NetDef
+        repeated""",
+    caffe2_pb2.DeviceOption: """device_type 1 int32 optional, cuda_gpu_id 2
+        int32 optional, random_seed 3 uint32 optional, node_name 4 string
+        optional, numa_node_id 5 int32 optional""",
+    caffe2_pb2.OperatorDef: """input 1 string repeated, output 2 string
+        repeated, name 3 string optional, type 4 string optional, arg 5 Argument
+        repeated, device_option 6 DeviceOption optional, engine 7 string
+        optional, control_input 8 string repeated, is_gradient_op 9 bool
+        optional, debug_info 10 string optional""",
+    caffe2_pb2.NetDef: """name 1 string optional, op 2 OperatorDef repeated,
+        type 3 string optional, num_workers 4 int32 optional, device_option 5
+        DeviceOption optional, arg 6 Argument repeated, external_input 7 string
+        repeated, external_output 8 string repeated""",
+    caffe2_pb2.ExecutionStep: """name 1 string optional, substep 2
+        ExecutionStep repeated, network 3 string repeated, num_iter 4 int64
+        optional, criteria_network 5 string optional, concurrent_substeps 6 bool
+        optional, report_net 7 string optional, report_interval 8 int32
+        optional, should_stop_blob 9 string optional, only_once 10 bool
+        optional, run_every_ms 11 int64 optional, create_workspace 12 bool
+        optional, num_concurrent_instances 13 int32 optional""",
+    caffe2_pb2.PlanDef: """name 1 string optional, network 2 NetDef repeated,
+        execution_step 3 ExecutionStep repeated""",
+    caffe2_pb2.BlobProto: """name 1 string optional, type 2 string optional,
+        tensor 3 TensorProto optional, content 4 bytes optional, qtensor 5
+        QTensorProto optional, content_num_chunks 6 int32 optional,
+        content_chunk_id 7 int32 optional""",
+    caffe2_pb2.DBReaderProto: """name 1 string optional, source 2 string
+        optional, db_type 3 string optional, key 4 string optional""",
+    metanet_pb2.ModelInfo: """project 1 string optional, modelClass 2 string
+        optional, version 3 string optional, predictorType 4 string optional,
+        modelId 5 string optional""",
+    metanet_pb2.BlobsMap: "key 1 string required, value 2 string repeated",
+    metanet_pb2.NetsMap: "key 1 string required, value 2 NetDef required",
+    metanet_pb2.PlansMap: "key 1 string required, value 2 PlanDef required",
+    metanet_pb2.StringMap: "key 1 string required, value 2 string required",
+    metanet_pb2.MetaNetDef: """blobs 1 BlobsMap repeated, nets 2 NetsMap
+        repeated, modelInfo 3 ModelInfo optional, plans 4 PlansMap repeated,
+        applicationSpecificInfo 5 StringMap repeated""",
+    prof_dag_pb2.ProfDAGProto: """name 1 string required, mean 2 float
+        required, stddev 3 float required""",
+    prof_dag_pb2.ProfDAGProtos: "stats 1 ProfDAGProto repeated",
+}
+SCALARS = {n: getattr(FD, "TYPE_" + n.upper()) for n in
+           ["int32", "int64", "uint32", "bool", "float", "double", "string",
+            "bytes"]}
+LABELS = {"optional": FD.LABEL_OPTIONAL, "required": FD.LABEL_REQUIRED,
+          "repeated": FD.LABEL_REPEATED}
+PACKED = {"TensorProto": {"float_data", "int32_data", "double_data",
+                          "int64_data"}, "QTensorProto": {"data"}}
+DEPRECATED = {"NetDef": {"num_workers"}, "ExecutionStep": {"criteria_network"}}
+
+
+@pytest.mark.parametrize("cls", list(SCHEMA), ids=lambda c: c.DESCRIPTOR.name)
+def test_descriptor_matches_spec(cls):
+    desc = cls.DESCRIPTOR
+    rows = [row.split() for row in SCHEMA[cls].split(",")]
+    assert [f.name for f in desc.fields] == [r[0] for r in rows]
+    for field, (_, number, type_name, label) in zip(desc.fields, rows):
+        assert field.number == int(number) and field.label == LABELS[label]
+        if type_name in SCALARS:
+            assert field.type == SCALARS[type_name], field.name
+        else:
+            sub = field.message_type or field.enum_type
+            assert sub.full_name == "caffe2." + type_name, field.name
+        options = field.GetOptions()
+        assert options.packed == (field.name in PACKED.get(desc.name, ())), field.name
+        assert options.deprecated == (
+            field.name in DEPRECATED.get(desc.name, ())), field.name
+
+
+def test_files_and_package():
+    for module, name in [(caffe2_pb2, "caffe2"), (caffe2_legacy_pb2, "caffe2_legacy"),
+                         (metanet_pb2, "metanet"),
+                         (predictor_consts_pb2, "predictor_consts"),
+                         (prof_dag_pb2, "prof_dag")]:
+        assert module.DESCRIPTOR.name == "caffe2/proto/%s.proto" % name
+        assert module.DESCRIPTOR.package == "caffe2"
+        assert module.DESCRIPTOR.syntax == "proto2"
+    assert [d.name for d in metanet_pb2.DESCRIPTOR.dependencies] == [
+        "caffe2/proto/caffe2.proto"]
+
+
+# ------------------------------------------------------------- malformed input
+
+
+@pytest.mark.parametrize("data", [
+    b"\x08\x80",                  # varint cut short
+    b"\x12",                      # tag without a value
+    ld(7, "abc")[:-1],            # length-delimited runs past the end
+    b"\x1a\x03abc",               # packed floats not a multiple of 4 bytes
+    b"\x4a\x03abc",               # packed doubles not a multiple of 8 bytes
+    b"\x0e",                      # wire type 6 does not exist
+    b"\x0f",                      # wire type 7 does not exist
+])
+def test_malformed_bytes_raise_decode_error(data):
+    with pytest.raises(message.DecodeError):
+        caffe2_pb2.TensorProto().ParseFromString(data)
+
+
+def test_missing_required_fields():
+    # Python parses partial messages (C++ ParseFromString rejects them), but
+    # they report uninitialised and refuse to serialize.
+    seg = caffe2_pb2.TensorProto.Segment()
+    seg.ParseFromString(vint(1, 5))
+    assert not seg.IsInitialized()
+    with pytest.raises(message.EncodeError):
+        seg.SerializeToString()
+    assert seg.SerializePartialToString() == vint(1, 5)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,8 +16,9 @@ C2_DEFINE_int(caffe2_tensor_chunk_size, 1000000,
               "Elements per chunk when a tensor is serialized (Save writes one record per chunk).");
 C2_DEFINE_bool(caffe2_serialize_fp16_as_bytes, false,
                "Write float16 tensors into TensorProto.byte_data instead of int32_data.");
-C2_DEFINE_int(caffe2_max_tensor_serializer_threads, 16,
-              "Most threads serializing the chunks of one tensor (chunks are written in order).");
+C2_DEFINE_int(
+    caffe2_max_tensor_serializer_threads, 16,
+    "Most threads encoding the chunks of one tensor (chunks still reach the DB in order).");
 
 namespace caffe2 {
 namespace {
@@ -27,21 +29,40 @@ struct Registries {
   std::map<std::string, BlobDeserializerFn> deserializers;
 };
 
+std::string SerializeChunk(const Tensor& tensor, const std::string& name, int64_t begin,
+                           int64_t end) {
+  BlobProto proto;
+  proto.set_name(name);
+  proto.set_type(kTensorBlobType);
+  SerializeTensor(tensor, name, begin, end, proto.mutable_tensor());
+  return proto.SerializeAsString();
+}
+
+// Chunks are encoded by up to --caffe2_max_tensor_serializer_threads threads at a time and handed
+// to the acceptor in order, from the calling thread (so acceptors need not be thread-safe).
 void SerializeTensorBlob(const Blob& blob, const std::string& name, const BlobAcceptor& acceptor,
                          int chunk_size) {
   const Tensor& tensor = blob.Get<Tensor>();
   C2_ENFORCE(tensor.initialized(), "the tensor was never resized (uninitialized)");
   const int64_t numel = tensor.numel();
   const int64_t chunk = chunk_size == kNoChunking ? std::max<int64_t>(numel, 1) : chunk_size;
-  int64_t index = 0;
-  for (int64_t begin = 0;; begin += chunk, ++index) {
-    const int64_t end = std::min(begin + chunk, numel);
-    BlobProto proto;
-    proto.set_name(name);
-    proto.set_type(kTensorBlobType);
-    SerializeTensor(tensor, name, begin, end, proto.mutable_tensor());
-    acceptor(name + kChunkIdSeparator + std::to_string(index), proto.SerializeAsString());
-    if (end >= numel) break;
+  const int64_t num_chunks = std::max<int64_t>((numel + chunk - 1) / chunk, 1);
+  const int64_t threads = std::max(1, FLAGS_caffe2_max_tensor_serializer_threads);
+  auto key = [&name](int64_t index) { return name + kChunkIdSeparator + std::to_string(index); };
+  if (num_chunks == 1 || threads == 1 || tensor.device().type != kCPU) {
+    for (int64_t i = 0; i < num_chunks; ++i) {
+      acceptor(key(i), SerializeChunk(tensor, name, i * chunk, std::min((i + 1) * chunk, numel)));
+    }
+    return;
+  }
+  for (int64_t first = 0; first < num_chunks; first += threads) {
+    const int64_t last = std::min(first + threads, num_chunks);
+    std::vector<std::future<std::string>> wave;
+    for (int64_t i = first; i < last; ++i) {
+      wave.push_back(std::async(std::launch::async, SerializeChunk, std::cref(tensor),
+                                std::cref(name), i * chunk, std::min((i + 1) * chunk, numel)));
+    }
+    for (int64_t i = first; i < last; ++i) acceptor(key(i), wave[i - first].get());
   }
 }
 
@@ -53,9 +74,10 @@ void DeserializeTensorBlob(const BlobProto& proto, Blob* blob) {
     try {
       GetAllocator(device.type);
     } catch (const EnforceNotMet&) {
-      C2_THROW("it was saved from a ", DeviceString(device), " tensor (TensorProto.device_detail) but ",
-               "this build has no ", DeviceTypeName(device.type),
-               " backend; load it onto the CPU instead (Load with keep_device=0 on a CPU op)");
+      C2_THROW("the tensor belongs on ", DeviceString(device),
+               " (its device_detail, or the device ", "of the Load op) but this build has no ",
+               DeviceTypeName(device.type),
+               " backend; load it on the CPU instead (a CPU Load op with keep_device=0)");
     }
   }
   bool partial = false;
@@ -65,8 +87,7 @@ void DeserializeTensorBlob(const BlobProto& proto, Blob* blob) {
     partial = tp.segment().begin() != 0 || tp.segment().end() != numel;
   }
   Tensor* tensor = nullptr;
-  if (partial && blob->IsType<Tensor>() &&
-      blob->Get<Tensor>().device().type == device.type) {
+  if (partial && blob->IsType<Tensor>() && blob->Get<Tensor>().device().type == device.type) {
     tensor = blob->GetMutableTensor(device);
   } else {
     tensor = blob->Reset(new Tensor(device));
@@ -158,7 +179,9 @@ bool RegisterBlobDeserializer(const std::string& type, BlobDeserializerFn fn) {
   return true;
 }
 
-bool HasBlobSerializer(std::type_index type) { return static_cast<bool>(FindSerializer(type)); }
+bool HasBlobSerializer(std::type_index type) {
+  return static_cast<bool>(FindSerializer(type));
+}
 
 bool HasBlobDeserializer(const std::string& type) {
   std::string known;
@@ -210,7 +233,8 @@ void DeserializeBlob(const BlobProto& proto, Blob* blob) {
   try {
     fn(proto, blob);
   } catch (const std::exception& e) {
-    C2_THROW("Cannot deserialize blob '", proto.name(), "' (type '", proto.type(), "'): ", e.what());
+    C2_THROW("Cannot deserialize blob '", proto.name(), "' (type '", proto.type(),
+             "'): ", e.what());
   }
 }
 
@@ -282,8 +306,7 @@ void DecodeElements(const TensorProto& proto, DataType type, int64_t n, void* ds
       for (int64_t i = 0; i < n; ++i) out[i] = proto.string_data(static_cast<int>(i));
       return;
     }
-    default:
-      C2_THROW("cannot decode elements of type ", DataTypeName(type));
+    default: C2_THROW("cannot decode elements of type ", DataTypeName(type));
   }
 }
 
@@ -333,8 +356,7 @@ void EncodeElements(const void* src, DataType type, int64_t n, TensorProto* prot
       for (int64_t i = 0; i < n; ++i) field->Add()->assign(in[i]);
       return;
     }
-    default:
-      C2_THROW("cannot serialize elements of type ", DataTypeName(type));
+    default: C2_THROW("cannot serialize elements of type ", DataTypeName(type));
   }
 }
 

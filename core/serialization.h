@@ -5,8 +5,8 @@
 //   name + "#%" + chunk index. An empty tensor gives one chunk with segment (0, 0).
 //   chunk_size kDefaultChunkSize uses --caffe2_tensor_chunk_size; kNoChunking writes one chunk.
 // - Element encodings follow TensorProto (spec §1.2): FLOAT float_data, DOUBLE double_data, INT64
-//   int64_data, STRING string_data; INT32/BOOL/UINT8/INT8/UINT16/INT16 in int32_data; FLOAT16 as raw
-//   bits in int32_data, or in byte_data (2 bytes per element, little-endian) when
+//   int64_data, STRING string_data; INT32/BOOL/UINT8/INT8/UINT16/INT16 in int32_data; FLOAT16 as
+//   raw bits in int32_data, or in byte_data (2 bytes per element, little-endian) when
 //   --caffe2_serialize_fp16_as_bytes is set. BYTE is read from byte_data into uint8, never written.
 //   device_detail is written only for non-CPU tensors; reading places the tensor on the device it
 //   names (CPU when absent).
@@ -32,7 +32,7 @@ constexpr const char* kChunkIdSeparator = "#%";
 // BlobProto.type of serialized tensors.
 constexpr const char* kTensorBlobType = "Tensor";
 
-// Receives (key, serialized BlobProto) once per chunk.
+// Receives (key, serialized BlobProto) once per chunk, in chunk order, on the calling thread.
 using BlobAcceptor =
     std::function<void(const std::string& key, const std::string& serialized_blob_proto)>;
 
@@ -59,7 +59,8 @@ void DeserializeTensor(const TensorProto& proto, Tensor* tensor);
 Device DeviceFromTensorProto(const TensorProto& proto);
 
 // Extension registries (spec §5.11). Registering a type twice replaces the earlier entry.
-// A serializer calls the acceptor once per chunk; chunk_size has been resolved (> 0, or kNoChunking).
+// A serializer calls the acceptor once per chunk; chunk_size has been resolved (> 0, or
+// kNoChunking).
 using BlobSerializerFn = std::function<void(const Blob& blob, const std::string& name,
                                             const BlobAcceptor& acceptor, int chunk_size)>;
 using BlobDeserializerFn = std::function<void(const BlobProto& proto, Blob* blob)>;

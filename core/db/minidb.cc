@@ -18,7 +18,9 @@ namespace caffe2 {
 namespace db {
 namespace {
 
-std::string ErrnoText() { return std::strerror(errno); }
+std::string ErrnoText() {
+  return std::strerror(errno);
+}
 
 // The write handle, shared by the DB and its transactions.
 struct MiniDBFile {
@@ -37,7 +39,8 @@ class MiniDBCursor final : public Cursor {
     file_.reset(std::fopen(path.c_str(), "rb"));
     C2_ENFORCE(file_ != nullptr, "cannot open minidb file '", path, "' for reading: ", ErrnoText());
     struct stat st;
-    C2_ENFORCE(fstat(fileno(file_.get()), &st) == 0, "cannot stat minidb file '", path, "': ", ErrnoText());
+    C2_ENFORCE(fstat(fileno(file_.get()), &st) == 0, "cannot stat minidb file '", path,
+               "': ", ErrnoText());
     file_size_ = static_cast<int64_t>(st.st_size);
     SeekToFirst();
   }
@@ -149,8 +152,8 @@ class MiniDB final : public DB {
     writer_ = std::make_shared<MiniDBFile>();
     writer_->path = source;
     writer_->file = std::fopen(source.c_str(), mode == NEW ? "wb" : "ab");
-    C2_ENFORCE(writer_->file != nullptr, "cannot open minidb file '", source, "' for writing: ",
-               ErrnoText());
+    C2_ENFORCE(writer_->file != nullptr, "cannot open minidb file '", source,
+               "' for writing: ", ErrnoText());
   }
   ~MiniDB() override {
     try {

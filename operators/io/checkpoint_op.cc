@@ -26,8 +26,8 @@ std::string FormatDBPattern(const std::string& pattern, int64_t iter) {
     while (j < pattern.size() && std::string("-+ #0").find(pattern[j]) != std::string::npos) {
       spec += pattern[j++];
     }
-    while (j < pattern.size() && (std::isdigit(static_cast<unsigned char>(pattern[j])) ||
-                                  pattern[j] == '.')) {
+    while (j < pattern.size() &&
+           (std::isdigit(static_cast<unsigned char>(pattern[j])) || pattern[j] == '.')) {
       spec += pattern[j++];
     }
     while (j < pattern.size() && std::string("hljzt").find(pattern[j]) != std::string::npos) ++j;
@@ -52,9 +52,8 @@ CheckpointOp::CheckpointOp(const OperatorDef& def, Workspace* ws)
 
 bool CheckpointOp::RunOnDevice() {
   const Tensor& counter = Input(0);
-  C2_ENFORCE(counter.IsType<int64_t>() && counter.numel() == 1, "input 0 ('",
-             debug_def().input(0), "') must be the int64 iteration counter of one element, got ",
-             counter.DebugString());
+  C2_ENFORCE(counter.IsType<int64_t>() && counter.numel() == 1, "input 0 ('", debug_def().input(0),
+             "') must be the int64 iteration counter of one element, got ", counter.DebugString());
   int64_t iter = 0;
   if (counter.device().type == kCPU) {
     iter = counter.data<int64_t>()[0];
@@ -71,6 +70,7 @@ bool CheckpointOp::RunOnDevice() {
 
 REGISTER_CPU_OPERATOR(Checkpoint, CheckpointOp);
 REGISTER_CPU_OPERATOR(Snapshot, CheckpointOp);
+REGISTER_CUDA_OPERATOR(Checkpoint, CheckpointOp);
 
 OPERATOR_SCHEMA(Checkpoint)
     .NumInputs(1, OpSchema::kInf)

@@ -1,6 +1,6 @@
 // CreateDB: opens a DB for reading and outputs a DBReader blob (ops spec §2.2).
-// Arguments: db (string, required, used as given), db_type (string, "leveldb"), num_shards (int, 1),
-// shard_id (int, 0; 0 <= shard_id < num_shards). See core/db/db_reader.h for the read order.
+// Arguments: db (string, required, used as given), db_type (string, "leveldb"), num_shards (int,
+// 1), shard_id (int, 0; 0 <= shard_id < num_shards). See core/db/db_reader.h for the read order.
 #include "core/db/db_reader.h"
 #include "core/gradient.h"
 #include "core/operator.h"
@@ -36,6 +36,8 @@ class CreateDBOp final : public OperatorBase {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(CreateDB, CreateDBOp);
+// The reader is a host object whatever the op's device.
+REGISTER_CUDA_OPERATOR(CreateDB, CreateDBOp);
 
 OPERATOR_SCHEMA(CreateDB)
     .NumInputs(0)

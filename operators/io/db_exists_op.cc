@@ -18,8 +18,8 @@ class DBExistsOp final : public OperatorBase {
         db_type_(GetSingleArgument<std::string>("db_type", "")),
         absolute_path_(GetSingleArgument<int>("absolute_path", 0) != 0) {
     C2_ENFORCE(!db_name_.empty(), "argument 'db_name' is required");
-    C2_ENFORCE(!db_type_.empty(), "argument 'db_type' is required (registered: ",
-               RegisteredDBsString(), ")");
+    C2_ENFORCE(!db_type_.empty(),
+               "argument 'db_type' is required (registered: ", RegisteredDBsString(), ")");
   }
 
  protected:

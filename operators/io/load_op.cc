@@ -22,10 +22,11 @@ LoadOp::LoadOp(const OperatorDef& def, Workspace* ws)
     std::vector<std::string> names = GetRepeatedArgument<std::string>("dbs");
     const auto db = GetSingleArgument<std::string>("db", "");
     if (!db.empty()) names.insert(names.begin(), db);
-    C2_ENFORCE(!names.empty(), "argument 'db' or 'dbs' is required when the op has no DBReader "
+    C2_ENFORCE(!names.empty(),
+               "argument 'db' or 'dbs' is required when the op has no DBReader "
                "inputs");
-    C2_ENFORCE(!db_type_.empty(), "argument 'db_type' is required (registered: ",
-               RegisteredDBsString(), ")");
+    C2_ENFORCE(!db_type_.empty(),
+               "argument 'db_type' is required (registered: ", RegisteredDBsString(), ")");
     for (const std::string& name : names) db_paths_.push_back(FullDBPath(*ws, name, absolute));
   }
   if (load_all_) return;
@@ -132,12 +133,14 @@ void LoadOp::LoadRecord(const std::string& db_key, const std::string& blob_name,
     // A reader restored into an existing reader of the same DB keeps its sharding.
     if (!(proto.type() == "DBReader" && blob->IsType<db::DBReader>())) blob->Reset();
   } else {
-    C2_ENFORCE(st.db_index == db_index, "blob '", blob_name, "' is present in two DBs: ",
-               db_labels_[st.db_index], " and ", db_label, " (key '", db_key, "')");
+    C2_ENFORCE(st.db_index == db_index, "blob '", blob_name,
+               "' is present in two DBs: ", db_labels_[st.db_index], " and ", db_label, " (key '",
+               db_key, "')");
     C2_ENFORCE(!st.complete, "record '", db_key, "' of ", db_label, " repeats blob '", blob_name,
                "', which was already loaded in full");
-    C2_ENFORCE(is_tensor && st.is_tensor, "blob '", blob_name, "' has records of different types in ",
-               db_label, " (key '", db_key, "' is of type '", proto.type(), "')");
+    C2_ENFORCE(is_tensor && st.is_tensor, "blob '", blob_name,
+               "' has records of different types in ", db_label, " (key '", db_key,
+               "' is of type '", proto.type(), "')");
   }
   try {
     if (!is_tensor) {
@@ -177,6 +180,8 @@ void LoadOp::LoadRecord(const std::string& db_key, const std::string& blob_name,
 }
 
 REGISTER_CPU_OPERATOR(Load, LoadOp);
+// Device-neutral: tensors reach the op's GPU through CopyBytes (an error on a CPU-only build).
+REGISTER_CUDA_OPERATOR(Load, LoadOp);
 
 OPERATOR_SCHEMA(Load)
     .NumInputs(0, OpSchema::kInf)
@@ -187,7 +192,8 @@ position). Record keys are matched to the output names (or `source_blob_names`) 
 chunk suffix, applying `strip_prefix` and prepending `add_prefix`; `load_all` loads every record.
 Tensors go to this op's device unless `keep_device`.
 )DOC")
-    .Arg("absolute_path", "(int, default 0) use the DB paths as given instead of under the root folder")
+    .Arg("absolute_path",
+         "(int, default 0) use the DB paths as given instead of under the root folder")
     .Arg("add_prefix", "(string) prepended to every loaded blob name")
     .Arg("strip_prefix", "(string) removed (with everything before it) from every loaded blob name")
     .Arg("db", "(string) the DB path")

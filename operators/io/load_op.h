@@ -42,8 +42,8 @@ class LoadOp final : public OperatorBase {
     int db_index = -1;
     bool is_tensor = false;
     bool complete = false;
-    int64_t total = 0;   // elements of the whole tensor
-    int64_t loaded = 0;  // elements loaded so far
+    int64_t total = 0;           // elements of the whole tensor
+    int64_t loaded = 0;          // elements loaded so far
     std::set<int64_t> segments;  // begin of every chunk seen
   };
 

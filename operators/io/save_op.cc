@@ -16,8 +16,8 @@ SaveOp::SaveOp(const OperatorDef& def, Workspace* ws)
       db_type_(GetSingleArgument<std::string>("db_type", "")),
       absolute_path_(GetSingleArgument<int>("absolute_path", 0) != 0) {
   C2_ENFORCE(!db_pattern_.empty(), "argument 'db' (the DB path to write) is required");
-  C2_ENFORCE(!db_type_.empty(), "argument 'db_type' is required (registered: ",
-             RegisteredDBsString(), ")");
+  C2_ENFORCE(!db_type_.empty(),
+             "argument 'db_type' is required (registered: ", RegisteredDBsString(), ")");
   const auto strip_prefix = GetSingleArgument<std::string>("strip_prefix", "");
   const auto overrides = GetRepeatedArgument<std::string>("blob_name_overrides");
   names_.assign(def.input().begin(), def.input().end());
@@ -55,10 +55,9 @@ void SaveOp::SaveTo(const std::string& path) {
   for (int i = 0; i < InputSize(); ++i) {
     const std::string& input = debug_def().input(i);
     try {
-      SerializeBlob(InputBlob(i), names_[i],
-                    [&txn](const std::string& key, const std::string& value) {
-                      txn->Put(key, value);
-                    });
+      SerializeBlob(
+          InputBlob(i), names_[i],
+          [&txn](const std::string& key, const std::string& value) { txn->Put(key, value); });
       txn->Commit();
     } catch (const std::exception& e) {
       C2_THROW("cannot save input '", input, "'",
@@ -71,6 +70,8 @@ void SaveOp::SaveTo(const std::string& path) {
 }
 
 REGISTER_CPU_OPERATOR(Save, SaveOp);
+// Device-neutral: CUDA tensors are copied to the host through CopyBytes.
+REGISTER_CUDA_OPERATOR(Save, SaveOp);
 
 OPERATOR_SCHEMA(Save)
     .NumInputs(1, OpSchema::kInf)

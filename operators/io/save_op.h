@@ -13,8 +13,8 @@
 // Records follow the input order; tensors are chunked as `<name>#%<chunk>` (see
 // core/serialization.h), other blobs use the bare name. Names must be unique after renaming.
 //
-// The op is device-neutral: it reads CPU and CUDA tensors alike, so it can be registered for any
-// device type.
+// The op is device-neutral (CUDA tensors are copied to the host through CopyBytes); it is
+// registered for CPU and CUDA, as are Load, Checkpoint and CreateDB.
 #pragma once
 
 #include <string>

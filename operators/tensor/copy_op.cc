@@ -1,58 +1,24 @@
-// Copy family on the CPU (spec ops §1.2.13).
-//   Copy:             [X] -> [Y], a deep copy; X may live on another device.
-//   CopyOnDeviceLike: [X, like] -> [Y], X copied to the device of `like`.
-//   EnsureCPUOutput:  [X] -> [Y], Y always on the CPU.
-//   Alias:            [X] -> [Y], Y shares X's storage.
-// Copy's gradient is CopyOnDeviceLike([dY, X]) -> dX; Alias passes dY through.
+// Copy family on the CPU: schemas, gradients and CPU registrations (classes in copy_op.h).
+#include "operators/tensor/copy_op.h"
+
 #include "core/gradient.h"
-#include "core/operator.h"
 
 namespace caffe2 {
 namespace {
-
-class CopyOp final : public Operator<CPUContext> {
- public:
-  using Operator<CPUContext>::Operator;
-  bool RunOnDevice() override {
-    if (!IsInputOutputAlias(0, 0)) Output(0)->CopyFrom(Input(0));
-    return true;
-  }
-};
-
-class CopyOnDeviceLikeOp final : public Operator<CPUContext> {
- public:
-  using Operator<CPUContext>::Operator;
-  bool RunOnDevice() override {
-    Tensor* out = OutputBlob(0)->GetMutableTensor(Input(1).device());
-    out->CopyFrom(Input(0));
-    return true;
-  }
-};
-
-class EnsureCPUOutputOp final : public Operator<CPUContext> {
- public:
-  using Operator<CPUContext>::Operator;
-  bool RunOnDevice() override {
-    if (IsInputOutputAlias(0, 0) && Input(0).device().type == kCPU) return true;
-    Tensor* out = OutputBlob(0)->GetMutableTensor(Device{kCPU, 0});
-    out->CopyFrom(Input(0));
-    return true;
-  }
-};
-
-class AliasOp final : public Operator<CPUContext> {
- public:
-  using Operator<CPUContext>::Operator;
-  bool RunOnDevice() override {
-    if (!IsInputOutputAlias(0, 0)) Output(0)->ShareData(Input(0));
-    return true;
-  }
-};
 
 class GetCopyGradient final : public GradientMakerBase {
   using GradientMakerBase::GradientMakerBase;
   std::vector<OperatorDef> GetGradientDefs() override {
     return SingleGradientDef("CopyOnDeviceLike", "", {GO(0), I(0)}, {GI(0)});
+  }
+};
+
+// The gradient of CopyCPUToGPU is CopyGPUToCPU and the other way round.
+template <bool kFromCpu>
+class GetCopyToOtherSideGradient final : public GradientMakerBase {
+  using GradientMakerBase::GradientMakerBase;
+  std::vector<OperatorDef> GetGradientDefs() override {
+    return SingleGradientDef(kFromCpu ? "CopyGPUToCPU" : "CopyCPUToGPU", "", {GO(0)}, {GI(0)});
   }
 };
 
@@ -76,6 +42,34 @@ OPERATOR_SCHEMA(Copy)
     .Input(0, "input", "The tensor to copy")
     .Output(0, "output", "The copy");
 REGISTER_GRADIENT(Copy, GetCopyGradient);
+
+// Registered for CUDA only (copy_op.cu); the schemas live here with the others.
+OPERATOR_SCHEMA(CopyCPUToGPU)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .IdenticalTypeAndShape()
+    .InputsCanCrossDevices()
+    .DeviceInference([](const OperatorDef& def) {
+      DeviceOption cpu;
+      cpu.set_device_type(kCPU);
+      return std::make_pair(std::vector<DeviceOption>{cpu},
+                            std::vector<DeviceOption>{def.device_option()});
+    })
+    .SetDoc("Copies a CPU tensor to the op's GPU.");
+REGISTER_GRADIENT(CopyCPUToGPU, GetCopyToOtherSideGradient<true>);
+OPERATOR_SCHEMA(CopyGPUToCPU)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .IdenticalTypeAndShape()
+    .InputsCanCrossDevices()
+    .DeviceInference([](const OperatorDef& def) {
+      DeviceOption cpu;
+      cpu.set_device_type(kCPU);
+      return std::make_pair(std::vector<DeviceOption>{def.device_option()},
+                            std::vector<DeviceOption>{cpu});
+    })
+    .SetDoc("Copies a tensor on the op's GPU to the CPU.");
+REGISTER_GRADIENT(CopyGPUToCPU, GetCopyToOtherSideGradient<false>);
 
 REGISTER_CPU_OPERATOR(CopyOnDeviceLike, CopyOnDeviceLikeOp);
 OPERATOR_SCHEMA(CopyOnDeviceLike)

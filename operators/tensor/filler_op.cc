@@ -37,7 +37,15 @@ bool FillerOp::RunOnDevice() {
   dims.insert(dims.end(), extra_shape_.begin(), extra_shape_.end());
   Tensor* out = Output(0);
   out->Resize(dims);
-  Fill(out);
+  if (out->device().type == kCPU) {
+    Fill(out);
+    return true;
+  }
+  // Other devices: fill on the host, then copy over (fills run once, at initialisation).
+  Tensor staging;
+  staging.Resize(dims);
+  Fill(&staging);
+  out->CopyFrom(staging);
   return true;
 }
 

@@ -5,7 +5,8 @@
 //   `input_as_shape` are errors.
 // - One input: `shape` must not be set; Y has the input's dims followed by `extra_shape`, or, with
 //   input_as_shape=1, the dims stored in the 1-D int64 input, followed by `extra_shape`.
-// Subclasses fill the already-resized output. Fillers have no gradient.
+// Subclasses fill an already-resized CPU tensor; for an op on another device the host result is
+// copied there, so every filler is device-generic. Fillers have no gradient.
 #pragma once
 
 #include <vector>

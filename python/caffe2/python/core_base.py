@@ -103,6 +103,12 @@ def device_equal(src, dst):
 GradientSlice = collections.namedtuple('GradientSlice', ['indices', 'values'])
 
 
+class _NoSuchOperatorError(AttributeError, RuntimeError):
+    """Raised for `blob.<Name>` when Name cannot be created: a
+    RuntimeError as upstream raised, and an AttributeError so that
+    hasattr() probes answer False."""
+
+
 class BlobReference(object):
     """A reference to a blob by name, optionally tied to the net that
     produces it (which lets `blob.Op(...)` add ops to that net)."""
@@ -171,12 +177,12 @@ class BlobReference(object):
         if op_type.startswith('_'):
             raise AttributeError(op_type)
         if self._from_net is None:
-            raise RuntimeError(
+            raise _NoSuchOperatorError(
                 'You cannot use a blob reference that does not have a net '
                 'source to create operators. Create the operator from an '
                 'explicit net object.')
         if not IsOperator(op_type):
-            raise RuntimeError(
+            raise _NoSuchOperatorError(
                 'Method ' + op_type + ' is not a registered operator.'
                 ' Did you mean: [' +
                 ','.join(C.nearby_opnames(op_type)) + ']')

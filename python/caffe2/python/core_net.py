@@ -6,7 +6,7 @@ import zlib
 import numpy as np
 
 from caffe2.proto import caffe2_pb2
-from caffe2.python import scope, workspace
+from caffe2.python import workspace
 from caffe2.python.core_base import (
     _REGISTERED_OPERATORS, BlobReference, CreateOperator, DataType,
     GradientSlice, IsOperator, IsOperatorWithEngine, NameScope,
@@ -254,10 +254,10 @@ class Net(object):
         new_net = Net(new_proto)
 
         if keep_schema:
-            from caffe2.python import schema
             for attr in ('_input_record', '_output_record'):
                 record = getattr(self, attr)
                 if record:
+                    from caffe2.python import schema
                     setattr(new_net, attr, schema.from_blob_list(
                         record,
                         [BlobReference(remapped(blob), net=new_net)

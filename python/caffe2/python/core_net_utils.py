@@ -22,11 +22,11 @@ def clone_and_bind_net(net, name, prefix, blob_remap=None, inputs=None,
     Returns:
       (cloned net, blob_remap)
     """
-    from caffe2.python import schema
     assert isinstance(net, Net)
     if blob_remap is None:
         blob_remap = {}
     if inputs is not None:
+        from caffe2.python import schema
         assert isinstance(inputs, schema.Field)
         original = net.input_record()
         assert original is not None

@@ -12,20 +12,6 @@ def rand_array(*dims):
     return np.array(np.random.rand(*dims) - 0.5).astype(np.float32)
 
 
-def randBlobFloat32(*dims, **kwargs):
-    """Feeds a random float32 array into a fresh blob; returns its name."""
-    name = kwargs.get('name', 'rand_blob')
-    workspace.FeedBlob(name, rand_array(*dims))
-    return name
-
-
-def randBlobsFloat32(names, *dims, **kwargs):
-    for name in names:
-        randBlobFloat32(*dims, name=name, **{
-            k: v for k, v in kwargs.items() if k != 'name'})
-    return names
-
-
 def numOps(net):
     """Number of ops of a Net or NetDef."""
     proto = net.Proto() if hasattr(net, 'Proto') else net

@@ -1,0 +1,90 @@
+#include "core/cuda/cuda_context.h"
+
+#include <cudnn.h>
+
+#include <map>
+#include <utility>
+
+#include "core/context.h"
+#include "core/cuda/cuda_check.h"
+
+namespace caffe2 {
+
+int NumCudaDevices() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver" error
+    return 0;
+  }
+  return count;
+}
+
+int CurrentCudaDevice() {
+  int device = 0;
+  C2_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+int CudaRuntimeVersion() { return CUDART_VERSION; }
+int CudnnVersion() { return static_cast<int>(cudnnGetVersion()); }
+
+namespace {
+
+// Streams and cuBLAS handles of the calling thread, created on first use.
+struct ThreadResources {
+  std::map<std::pair<int, int>, cudaStream_t> streams;
+  std::map<std::pair<int, int>, cublasHandle_t> cublas;
+  ~ThreadResources() {
+    for (auto& kv : cublas) cublasDestroy(kv.second);
+    for (auto& kv : streams) cudaStreamDestroy(kv.second);
+  }
+};
+
+ThreadResources& Resources() {
+  static thread_local ThreadResources resources;
+  return resources;
+}
+
+}  // namespace
+
+CUDAContext::CUDAContext(const DeviceOption& option)
+    : seed_(option.has_random_seed() ? option.random_seed() : RandomNumberSeed()) {
+  int count = NumCudaDevices();
+  C2_ENFORCE(count > 0, "A CUDA operator was created, but no CUDA device is available");
+  gpu_id_ = option.has_cuda_gpu_id() ? option.cuda_gpu_id() : CurrentCudaDevice();
+  C2_ENFORCE(gpu_id_ >= 0 && gpu_id_ < count, "cuda_gpu_id ", gpu_id_, " is out of range: ", count,
+             " CUDA devices are visible");
+}
+
+cudaStream_t CUDAContext::Stream(int gpu_id, int stream_id) {
+  auto& slot = Resources().streams[{gpu_id, stream_id}];
+  if (!slot) {
+    C2_CUDA_CHECK(cudaSetDevice(gpu_id));
+    C2_CUDA_CHECK(cudaStreamCreateWithFlags(&slot, cudaStreamNonBlocking));
+  }
+  return slot;
+}
+
+void CUDAContext::SwitchToDevice(int stream_id) {
+  stream_id_ = stream_id;
+  C2_CUDA_CHECK(cudaSetDevice(gpu_id_));
+}
+
+cudaStream_t CUDAContext::stream() const { return Stream(gpu_id_, stream_id_); }
+
+cublasHandle_t CUDAContext::cublas_handle() {
+  auto& slot = Resources().cublas[{gpu_id_, stream_id_}];
+  if (!slot) {
+    C2_CUDA_CHECK(cudaSetDevice(gpu_id_));
+    C2_ENFORCE(cublasCreate(&slot) == CUBLAS_STATUS_SUCCESS, "cublasCreate failed on GPU ", gpu_id_);
+  }
+  C2_ENFORCE(cublasSetStream(slot, stream()) == CUBLAS_STATUS_SUCCESS, "cublasSetStream failed");
+  return slot;
+}
+
+void CUDAContext::FinishDeviceComputation() {
+  C2_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  C2_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace caffe2

@@ -1,0 +1,52 @@
+// CUDAContext: the device state of one CUDA operator (spec §5.9).
+//
+// - The GPU is DeviceOption.cuda_gpu_id (the current device when absent).
+// - Streams come from a per-thread pool keyed by (gpu, stream id); they are non-blocking streams
+//   created on first use. cuBLAS handles are per (gpu, stream) too, bound to their stream.
+// - FinishDeviceComputation synchronises the stream and reports any pending CUDA error.
+// - Nothing touches the driver until a context is constructed, so importing the library on a
+//   machine without a GPU is safe; NumCudaDevices() answers 0 there.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "caffe2/proto/caffe2.pb.h"
+#include "core/device.h"
+
+namespace caffe2 {
+
+// Number of visible GPUs; 0 when there is no driver or device.
+int NumCudaDevices();
+int CurrentCudaDevice();
+// Compile-time CUDA runtime and cuDNN versions (e.g. 13000 and 90xxx).
+int CudaRuntimeVersion();
+int CudnnVersion();
+
+class CUDAContext {
+ public:
+  CUDAContext() : CUDAContext(DeviceOption()) {}
+  explicit CUDAContext(const DeviceOption& option);
+
+  // Makes this context's GPU current and selects the stream used by later calls.
+  void SwitchToDevice(int stream_id = 0);
+  void FinishDeviceComputation();
+
+  int gpu_id() const { return gpu_id_; }
+  Device device() const { return Device{kCUDA, gpu_id_}; }
+  cudaStream_t stream() const;
+  cublasHandle_t cublas_handle();
+  uint32_t seed() const { return seed_; }
+
+  // The stream of (gpu, stream_id) for the calling thread.
+  static cudaStream_t Stream(int gpu_id, int stream_id);
+
+ private:
+  int gpu_id_;
+  int stream_id_ = 0;
+  uint32_t seed_;
+};
+
+}  // namespace caffe2

@@ -1,0 +1,15 @@
+// CUDA registrations of the fill operators. Fillers are device-generic (filler_op.h): they fill on
+// the host and copy the result to the op's GPU.
+#include "operators/tensor/constant_fill_op.h"
+#include "operators/tensor/given_tensor_fill_op.h"
+
+namespace caffe2 {
+
+REGISTER_CUDA_OPERATOR(ConstantFill, ConstantFillOp);
+REGISTER_CUDA_OPERATOR(GivenTensorFill, GivenTensorFillOp<DataType::FLOAT>);
+REGISTER_CUDA_OPERATOR(GivenTensorDoubleFill, GivenTensorFillOp<DataType::DOUBLE>);
+REGISTER_CUDA_OPERATOR(GivenTensorBoolFill, GivenTensorFillOp<DataType::BOOL>);
+REGISTER_CUDA_OPERATOR(GivenTensorIntFill, GivenTensorFillOp<DataType::INT32>);
+REGISTER_CUDA_OPERATOR(GivenTensorInt64Fill, GivenTensorFillOp<DataType::INT64>);
+
+}  // namespace caffe2

@@ -4,6 +4,10 @@ find_package(Protobuf REQUIRED)
 
 set(C2_PRIVATE_LIBS)
 
+# Eigen for dense CPU math.
+find_package(Eigen3 REQUIRED NO_MODULE)
+list(APPEND C2_PRIVATE_LIBS Eigen3::Eigen)
+
 # LMDB and LevelDB back the DB interface.
 find_path(LMDB_INCLUDE_DIR lmdb.h REQUIRED)
 find_library(LMDB_LIBRARY lmdb REQUIRED)

@@ -1,0 +1,152 @@
+// FC: [X, W, b] -> [Y], Y = X W^T + b (spec ops §1.2.5), float.
+// X is viewed as (M, K) with M = prod(X.dims[:axis]); W as (N, K) with N = prod(W.dims[:axis_w]).
+// Y has dims X.dims[:axis] + [N].
+// FCGradient: [X, W, dY] -> [dW, db, dX] with dW = dY^T X, db = column sums of dY, dX = dY W.
+#include <Eigen/Core>
+
+#include "core/gradient.h"
+#include "core/operator.h"
+
+namespace caffe2 {
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<const RowMajor>;
+using Map = Eigen::Map<RowMajor>;
+
+struct FCShape {
+  int64_t M, K, N;
+};
+
+FCShape CheckShapes(const Tensor& X, const Tensor& W, int axis, int axis_w) {
+  const int ax = axis < 0 ? axis + X.ndim() : axis;
+  const int axw = axis_w < 0 ? axis_w + W.ndim() : axis_w;
+  C2_ENFORCE(ax >= 0 && ax <= X.ndim(), "axis ", axis, " out of range for X ", Tensor::DimsString(X.dims()));
+  C2_ENFORCE(axw >= 0 && axw <= W.ndim(), "axis_w ", axis_w, " out of range for W ",
+             Tensor::DimsString(W.dims()));
+  FCShape s{X.size_to_dim(ax), X.size_from_dim(ax), W.size_to_dim(axw)};
+  C2_ENFORCE(W.size_from_dim(axw) == s.K, "X ", Tensor::DimsString(X.dims()), " has ", s.K,
+             " features per row but W ", Tensor::DimsString(W.dims()), " expects ", W.size_from_dim(axw));
+  C2_ENFORCE(X.IsType<float>() && W.IsType<float>(), "FC supports float tensors, got X ",
+             X.meta().name, " and W ", W.meta().name);
+  return s;
+}
+
+class FCOp final : public Operator<CPUContext> {
+ public:
+  FCOp(const OperatorDef& def, Workspace* ws)
+      : Operator<CPUContext>(def, ws),
+        axis_(GetSingleArgument<int>("axis", 1)),
+        axis_w_(GetSingleArgument<int>("axis_w", 1)) {}
+
+  bool RunOnDevice() override {
+    const Tensor& X = Input(0);
+    const Tensor& W = Input(1);
+    const Tensor& b = Input(2);
+    FCShape s = CheckShapes(X, W, axis_, axis_w_);
+    C2_ENFORCE(b.numel() == s.N && b.IsType<float>(), "b ", Tensor::DimsString(b.dims()),
+               " must hold ", s.N, " floats");
+    std::vector<int64_t> dims(X.dims().begin(), X.dims().begin() + (axis_ < 0 ? axis_ + X.ndim() : axis_));
+    dims.push_back(s.N);
+    Tensor* Y = Output(0);
+    Y->Resize(dims);
+    Map y(Y->mutable_data<float>(), s.M, s.N);
+    y.noalias() = ConstMap(X.data<float>(), s.M, s.K) * ConstMap(W.data<float>(), s.N, s.K).transpose();
+    y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b.data<float>(), s.N);
+    return true;
+  }
+
+ private:
+  int axis_, axis_w_;
+};
+
+class FCGradientOp final : public Operator<CPUContext> {
+ public:
+  FCGradientOp(const OperatorDef& def, Workspace* ws)
+      : Operator<CPUContext>(def, ws),
+        axis_(GetSingleArgument<int>("axis", 1)),
+        axis_w_(GetSingleArgument<int>("axis_w", 1)) {}
+
+  bool RunOnDevice() override {
+    const Tensor& X = Input(0);
+    const Tensor& W = Input(1);
+    const Tensor& dY = Input(2);
+    FCShape s = CheckShapes(X, W, axis_, axis_w_);
+    C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
+               s.M, " x ", s.N, " values");
+    ConstMap dy(dY.data<float>(), s.M, s.N);
+    Tensor* dW = Output(0);
+    dW->ResizeLike(W);
+    Map(dW->mutable_data<float>(), s.N, s.K).noalias() = dy.transpose() * ConstMap(X.data<float>(), s.M, s.K);
+    Tensor* db = Output(1);
+    db->Resize(s.N);
+    Eigen::Map<Eigen::RowVectorXf>(db->mutable_data<float>(), s.N) = dy.colwise().sum();
+    if (OutputSize() == 3) {
+      Tensor* dX = Output(2);
+      dX->ResizeLike(X);
+      Map(dX->mutable_data<float>(), s.M, s.K).noalias() = dy * ConstMap(W.data<float>(), s.N, s.K);
+    }
+    return true;
+  }
+
+ private:
+  int axis_, axis_w_;
+};
+
+class GetFCGradient final : public GradientMakerBase {
+  using GradientMakerBase::GradientMakerBase;
+  std::vector<OperatorDef> GetGradientDefs() override {
+    return SingleGradientDef("FCGradient", "", {I(0), I(1), GO(0)}, {GI(1), GI(2), GI(0)});
+  }
+};
+
+std::vector<TensorShape> FCInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+  ArgumentHelper args(def);
+  int axis = args.GetSingleArgument<int>("axis", 1);
+  int axis_w = args.GetSingleArgument<int>("axis_w", 1);
+  const TensorShape& x = in.at(0);
+  const TensorShape& w = in.at(1);
+  if (axis < 0) axis += x.dims_size();
+  if (axis_w < 0) axis_w += w.dims_size();
+  TensorShape y;
+  y.set_data_type(x.data_type());
+  for (int i = 0; i < axis; ++i) y.add_dims(x.dims(i));
+  int64_t n = 1;
+  for (int i = 0; i < axis_w; ++i) n *= w.dims(i);
+  y.add_dims(n);
+  return {y};
+}
+
+}  // namespace
+
+REGISTER_CPU_OPERATOR(FC, FCOp);
+OPERATOR_SCHEMA(FC)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .TensorInference(FCInference)
+    .CostInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {
+      auto out = FCInference(def, in);
+      uint64_t m = 1, k = 1;
+      for (int i = 0; i < out[0].dims_size() - 1; ++i) m *= out[0].dims(i);
+      uint64_t n = out[0].dims(out[0].dims_size() - 1);
+      for (int64_t d : in[0].dims()) k *= d;
+      k /= m;
+      OpSchema::Cost c;
+      c.flops = 2 * m * n * k;
+      c.bytes_moved = sizeof(float) * (m * k + n * k + n + m * n);
+      c.params_bytes = sizeof(float) * (n * k + n);
+      return c;
+    })
+    .Arg("axis", "X is flattened to 2-D at this axis (default 1)")
+    .Arg("axis_w", "W is flattened to 2-D at this axis (default 1)")
+    .SetDoc("Fully connected layer: Y = X W^T + b.")
+    .Input(0, "X", "Input, flattened to (M, K)")
+    .Input(1, "W", "Weights (N, K)")
+    .Input(2, "b", "Bias (N)")
+    .Output(0, "Y", "Output (M, N)");
+REGISTER_GRADIENT(FC, GetFCGradient);
+
+REGISTER_CPU_OPERATOR(FCGradient, FCGradientOp);
+OPERATOR_SCHEMA(FCGradient).NumInputs(3).NumOutputs(2, 3);
+
+}  // namespace caffe2

@@ -1,0 +1,111 @@
+// LearningRate: [iter] -> [lr], lr = base_lr * f(iter) as a 0-d float tensor (spec ops §1.2.14).
+// iter is the one-element int64 CPU counter of Iter/AtomicIter. Policies and their arguments:
+//   fixed                                   1
+//   step      stepsize, gamma                gamma ^ floor(iter / stepsize)
+//   exp       gamma                          gamma ^ iter
+//   inv       gamma, power                   (1 + gamma * iter) ^ -power
+//   poly      power, max_iter                (1 - iter / max_iter) ^ power
+//   linearWarmup    start_multiplier, num_iter   ramps linearly from start_multiplier to 1
+//   constantWarmup  multiplier, num_iter         multiplier before num_iter, then 1
+//   alter     active_first, active_period, inactive_period   1/0 square wave
+//   hill      num_iter, start_multiplier, gamma, power, end_multiplier
+//             linearWarmup before num_iter, then max(end_multiplier, inv(iter - num_iter))
+#include <cmath>
+#include <functional>
+
+#include "core/gradient.h"
+#include "core/operator.h"
+
+namespace caffe2 {
+namespace {
+
+class LearningRateOp final : public Operator<CPUContext> {
+ public:
+  LearningRateOp(const OperatorDef& def, Workspace* ws)
+      : Operator<CPUContext>(def, ws), base_lr_(GetSingleArgument<float>("base_lr", 0.f)) {
+    C2_ENFORCE(HasArgument("base_lr"), "missing required argument 'base_lr'");
+    policy_ = MakePolicy(GetSingleArgument<std::string>("policy", ""));
+  }
+
+  bool RunOnDevice() override {
+    const Tensor& it = Input(0);
+    C2_ENFORCE(it.device().type == kCPU && it.IsType<int64_t>() && it.numel() == 1,
+               "the iteration must be a one-element int64 CPU tensor, got ", it.DebugString());
+    const int64_t iter = it.data<int64_t>()[0];
+    Tensor* lr = Output(0);
+    lr->Resize(std::vector<int64_t>{});
+    lr->mutable_data<float>()[0] = static_cast<float>(base_lr_ * policy_(iter));
+    return true;
+  }
+
+ private:
+  std::function<double(int64_t)> MakePolicy(const std::string& policy) {
+    const double gamma = GetSingleArgument<float>("gamma", 0.f);
+    const double power = GetSingleArgument<float>("power", 0.f);
+    if (policy == "fixed") return [](int64_t) { return 1.0; };
+    if (policy == "step") {
+      const int64_t stepsize = GetSingleArgument<int64_t>("stepsize", 0);
+      C2_ENFORCE(stepsize > 0, "policy 'step' needs a positive 'stepsize', got ", stepsize);
+      return [gamma, stepsize](int64_t i) { return std::pow(gamma, static_cast<double>(i / stepsize)); };
+    }
+    if (policy == "exp") return [gamma](int64_t i) { return std::pow(gamma, static_cast<double>(i)); };
+    if (policy == "inv") {
+      return [gamma, power](int64_t i) { return std::pow(1.0 + gamma * i, -power); };
+    }
+    if (policy == "poly") {
+      const int64_t max_iter = GetSingleArgument<int64_t>("max_iter", -1);
+      C2_ENFORCE(max_iter > 0, "policy 'poly' needs a positive 'max_iter', got ", max_iter);
+      return [power, max_iter](int64_t i) {
+        return std::pow(std::max(0.0, 1.0 - static_cast<double>(i) / max_iter), power);
+      };
+    }
+    if (policy == "linearWarmup" || policy == "hill") {
+      const double start = GetSingleArgument<float>("start_multiplier", 0.f);
+      const int64_t num_iter = GetSingleArgument<int64_t>("num_iter", 0);
+      auto warmup = [start, num_iter](int64_t i) {
+        return i >= num_iter ? 1.0 : start + (1.0 - start) * static_cast<double>(i) / num_iter;
+      };
+      if (policy == "linearWarmup") return warmup;
+      const double end = GetSingleArgument<float>("end_multiplier", 0.f);
+      return [warmup, num_iter, gamma, power, end](int64_t i) {
+        if (i < num_iter) return warmup(i);
+        return std::max(end, std::pow(1.0 + gamma * (i - num_iter), -power));
+      };
+    }
+    if (policy == "constantWarmup") {
+      const double multiplier = GetSingleArgument<float>("multiplier", 0.5f);
+      const int64_t num_iter = GetSingleArgument<int64_t>("num_iter", 0);
+      return [multiplier, num_iter](int64_t i) { return i >= num_iter ? 1.0 : multiplier; };
+    }
+    if (policy == "alter") {
+      const bool active_first = GetSingleArgument<bool>("active_first", true);
+      const int64_t active = GetSingleArgument<int64_t>("active_period", -1);
+      const int64_t inactive = GetSingleArgument<int64_t>("inactive_period", -1);
+      C2_ENFORCE(active > 0 && inactive > 0, "policy 'alter' needs positive 'active_period' and ",
+                 "'inactive_period', got ", active, " and ", inactive);
+      return [active_first, active, inactive](int64_t i) {
+        const bool first_phase = i % (active + inactive) < (active_first ? active : inactive);
+        return (first_phase == active_first) ? 1.0 : 0.0;
+      };
+    }
+    C2_THROW("unknown learning rate policy '", policy,
+             "' (fixed, step, exp, inv, poly, linearWarmup, constantWarmup, alter, hill)");
+  }
+
+  double base_lr_;
+  std::function<double(int64_t)> policy_;
+};
+
+}  // namespace
+
+REGISTER_CPU_OPERATOR(LearningRate, LearningRateOp);
+OPERATOR_SCHEMA(LearningRate)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .ScalarType(TensorProto::FLOAT)
+    .Arg("base_lr", "The base learning rate", true)
+    .Arg("policy", "How the rate changes with the iteration", true)
+    .SetDoc("Computes the learning rate of the current iteration.");
+REGISTER_GRADIENT(LearningRate, NoGradient);
+
+}  // namespace caffe2

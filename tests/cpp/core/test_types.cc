@@ -29,3 +29,19 @@ TEST(Types, HalfRoundTripsRepresentableValues) {
 }
 
 }  // namespace caffe2
+
+#include "core/context.h"
+
+namespace caffe2 {
+
+TEST(CPUContext, SeededGeneratorsRepeatAndUnseededDiffer) {
+  DeviceOption seeded;
+  seeded.set_random_seed(1234);
+  CPUContext a(seeded), b(seeded);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(a.RandGenerator()(), b.RandGenerator()());
+  EXPECT_EQ(a.seed(), 1234u);
+  CPUContext c, d;
+  EXPECT_NE(c.seed(), d.seed());
+}
+
+}  // namespace caffe2

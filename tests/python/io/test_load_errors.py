@@ -1,0 +1,82 @@
+"""Bad input around DBs from Python: every failure is a RuntimeError naming the DB, key or blob,
+and the process stays usable afterwards."""
+import os
+
+import numpy as np
+import pytest
+
+from caffe2.python import core, workspace
+
+
+@pytest.fixture(autouse=True)
+def fresh_workspace():
+    workspace.SwitchWorkspace("load_errors_test", True)
+    workspace.ResetWorkspace()
+    yield
+    workspace.SwitchWorkspace("default", True)
+
+
+def save(path, **blobs):
+    for name, value in blobs.items():
+        workspace.FeedBlob(name, value)
+    workspace.RunOperatorOnce(core.CreateOperator("Save", list(blobs), [], db=path, db_type="minidb",
+                                                  absolute_path=1))
+
+
+def load(path, outputs, **kwargs):
+    workspace.RunOperatorOnce(core.CreateOperator("Load", [], outputs, db=path, db_type="minidb",
+                                                  absolute_path=1, **kwargs))
+
+
+def test_truncated_minidb_names_the_file(tmp_path):
+    path = str(tmp_path / "t.minidb")
+    save(path, a=np.arange(10, dtype=np.float32), b=np.ones(3, np.float32))
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data[:-7])
+    with pytest.raises(RuntimeError) as info:
+        load(path, ["a", "b"])
+    assert info.value.args[0].startswith("[Load]") and path in str(info.value)
+    # The process stays usable.
+    save(str(tmp_path / "ok.minidb"), c=np.zeros(2, np.float32))
+    load(str(tmp_path / "ok.minidb"), ["c"])
+    np.testing.assert_array_equal(workspace.FetchBlob("c"), [0, 0])
+
+
+def test_missing_db_path(tmp_path):
+    path = str(tmp_path / "missing.minidb")
+    with pytest.raises(RuntimeError) as info:
+        load(path, ["a"])
+    assert "missing.minidb" in str(info.value)
+
+
+def test_missing_blob_in_db(tmp_path):
+    path = str(tmp_path / "m.minidb")
+    save(path, a=np.zeros(1, np.float32))
+    with pytest.raises(RuntimeError, match="Expected to load 2 blobs, got 1 only"):
+        load(path, ["a", "zz"])
+    load(path, ["a", "zz"], allow_incomplete=1)
+    assert workspace.HasBlob("a")
+
+
+def test_unknown_db_type(tmp_path):
+    workspace.FeedBlob("x", np.zeros(1, np.float32))
+    op = core.CreateOperator("Save", ["x"], [], db=str(tmp_path / "x"), db_type="no_such_db",
+                             absolute_path=1)
+    with pytest.raises(RuntimeError, match="no_such_db"):
+        workspace.RunOperatorOnce(op)
+
+
+def test_timeline_from_python(tmp_path):
+    path = str(tmp_path / "trace.json")
+    net = core.Net("traced_py")
+    net.ConstantFill([], "x", shape=[4], value=1.0)
+    net.Proto().arg.add(name="timeline", s=path.encode())
+    workspace.CreateNet(net)
+    workspace.RunNet(net, 3)
+    workspace.C.write_net_timeline(net.Name())
+    import json
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    assert len(events) == 3 and events[0]["name"] == "ConstantFill"

@@ -12,7 +12,6 @@
 
 namespace caffe2 {
 
-
 class CopyOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;
@@ -32,28 +31,27 @@ class CopyOnDeviceLikeOp final : public Operator<CPUContext> {
   }
 };
 
-// Copies to a fixed device type regardless of the op's device option.
+// Copies to a fixed device type regardless of the op's device option. In place, an input already
+// on that device type is left alone; one on another device is replaced by its copy.
 template <int kDeviceType>
 class CopyToDeviceTypeOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
-    Device target = kDeviceType == kCPU ? Device{kCPU, 0} : device();
-    OutputBlob(0)->GetMutableTensor(target)->CopyFrom(Input(0));
+    const Tensor& in = Input(0);
+    const Device target = kDeviceType == kCPU ? Device{kCPU, 0} : device();
+    if (!IsInputOutputAlias(0, 0)) {
+      OutputBlob(0)->GetMutableTensor(target)->CopyFrom(in);
+    } else if (in.device().type != target.type) {
+      auto* moved = new Tensor(target);
+      moved->CopyFrom(in);
+      OutputBlob(0)->Reset(moved);  // destroys the input only after the copy
+    }
     return true;
   }
 };
 
-class EnsureCPUOutputOp final : public Operator<CPUContext> {
- public:
-  using Operator<CPUContext>::Operator;
-  bool RunOnDevice() override {
-    if (IsInputOutputAlias(0, 0) && Input(0).device().type == kCPU) return true;
-    Tensor* out = OutputBlob(0)->GetMutableTensor(Device{kCPU, 0});
-    out->CopyFrom(Input(0));
-    return true;
-  }
-};
+using EnsureCPUOutputOp = CopyToDeviceTypeOp<kCPU>;
 
 class AliasOp final : public Operator<CPUContext> {
  public:

@@ -1,22 +1,11 @@
-// StopGradient: [X] -> [Y], the identity (in place allowed); no gradient flows through it.
+// StopGradient: [X] -> [Y], the identity (in place allowed; otherwise a copy, as Copy does); no
+// gradient flows through it.
 #include "core/gradient.h"
-#include "core/operator.h"
+#include "operators/tensor/copy_op.h"
 
 namespace caffe2 {
-namespace {
 
-class StopGradientOp final : public Operator<CPUContext> {
- public:
-  using Operator<CPUContext>::Operator;
-  bool RunOnDevice() override {
-    if (!IsInputOutputAlias(0, 0)) Output(0)->CopyFrom(Input(0));
-    return true;
-  }
-};
-
-}  // namespace
-
-REGISTER_CPU_OPERATOR(StopGradient, StopGradientOp);
+REGISTER_CPU_OPERATOR(StopGradient, CopyOp);
 OPERATOR_SCHEMA(StopGradient)
     .NumInputs(1)
     .NumOutputs(1)

@@ -2,7 +2,8 @@
 // with the legacy broadcast of E (broadcast, axis, axis_str, order). float, double. Y may be X or
 // (without broadcast) E. Spec ops §1.2.17.
 // Gradient, scalar exponent e: Pow(X, e - 1) -> dX, Mul([dX, dY]) -> dX, Scale(dX, e) -> dX; when Y
-// overwrote X, Y^((e-1)/e) stands in for X^(e-1) (exact for X > 0).
+// overwrote X, Y^((e-1)/e) stands in for X^(e-1) (exact for X > 0) and goes to "<dX>_autogen_pow"
+// (upstream writes it to dX, which then clobbers dY: the in-place gradient is wrong there).
 // Gradient, tensor exponent (no in-place): dX = E X^(E-1) dY and dE = log(X) Y dY, built from
 // ConstantFill, Sub, Pow, Mul and Log, dE reduced by SumReduceLike when broadcasting.
 #include "core/gradient.h"
@@ -64,8 +65,11 @@ class GetPowGradient final : public GradientMakerBase {
       const bool in_place = I(0) == O(0);
       const std::string base = in_place ? O(0) : I(0);
       const float p = in_place ? (e - 1.f) / e : e - 1.f;
-      return {CreateOperatorDef("Pow", "", {base}, {GI(0)}, {MakeArgument<float>("exponent", p)}),
-              CreateOperatorDef("Mul", "", {GI(0), GO(0)}, {GI(0)}),
+      C2_ENFORCE(!in_place || e != 0.f, "[Pow] no gradient for in-place Pow with exponent 0");
+      // In place, dY and dX share one name, so X^(e-1) goes to a scratch blob first.
+      const std::string power = in_place ? GI(0) + "_autogen_pow" : GI(0);
+      return {CreateOperatorDef("Pow", "", {base}, {power}, {MakeArgument<float>("exponent", p)}),
+              CreateOperatorDef("Mul", "", {power, GO(0)}, {GI(0)}),
               CreateOperatorDef("Scale", "", {GI(0)}, {GI(0)}, {MakeArgument<float>("scale", e)})};
     }
     C2_ENFORCE(I(0) != O(0) && I(1) != O(0), "[Pow] no gradient for in-place Pow with a tensor "

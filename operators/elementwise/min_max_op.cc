@@ -1,7 +1,7 @@
 // Max / Min: [X0, X1, ...] -> [Y], the elementwise max / min of inputs of one shape; float types;
 // Y may be X0 (spec ops §1.2.17, §1.3).
 // MaxGradient / MinGradient: [Y, dY, X0, X1, ...] -> [dX0, dX1, ...], dXi = dY where Xi == Y,
-// else 0 (every input that attains the extremum receives the gradient).
+// else 0 (every input that attains the extremum receives the gradient). dX0 may overwrite dY.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
@@ -57,7 +57,8 @@ class MinMaxGradientOp final : public Operator<CPUContext> {
       using T = typename decltype(tag)::type;
       const T* y = Y.template data<T>();
       const T* dy = Input(1).template data<T>();
-      for (int i = 0; i < OutputSize(); ++i) {
+      // dX0 may overwrite dY (in-place forward), so it is written last.
+      for (int i = OutputSize() - 1; i >= 0; --i) {
         const T* x = Input(i + 2).template data<T>();
         Tensor* dX = Output(i);
         dX->Resize(Y.dims());
@@ -94,7 +95,7 @@ OPERATOR_SCHEMA(Max)
     .SetDoc("Elementwise max of the inputs, which must share shape and type.");
 REGISTER_GRADIENT(Max, GetMinMaxGradient);
 REGISTER_CPU_OPERATOR(MaxGradient, MinMaxGradientOp);
-OPERATOR_SCHEMA(MaxGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf);
+OPERATOR_SCHEMA(MaxGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf).AllowInplace({{1, 0}});
 
 REGISTER_CPU_OPERATOR(Min, MinMaxOp<false>);
 OPERATOR_SCHEMA(Min)
@@ -105,6 +106,6 @@ OPERATOR_SCHEMA(Min)
     .SetDoc("Elementwise min of the inputs, which must share shape and type.");
 REGISTER_GRADIENT(Min, GetMinMaxGradient);
 REGISTER_CPU_OPERATOR(MinGradient, MinMaxGradientOp);
-OPERATOR_SCHEMA(MinGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf);
+OPERATOR_SCHEMA(MinGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf).AllowInplace({{1, 0}});
 
 }  // namespace caffe2

@@ -34,6 +34,7 @@ def inputs(a_shape, b_shape, seed=0, positive_b=False):
 # (A shape, B shape, op arguments, axis for the reference)
 BROADCAST_CASES = [
     ((2, 3, 4, 5), (4, 5), {}, None),
+    ((2, 3, 4, 5), (4, 5), {"axis": -1}, None),
     ((2, 3, 4, 5), (3, 4), {"axis": 1}, 1),
     ((2, 3, 4, 5), (3,), {"axis_str": "C"}, 1),
     ((2, 3, 4, 5), (5,), {"axis_str": "C", "order": "NHWC"}, 3),

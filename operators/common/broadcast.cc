@@ -24,8 +24,8 @@ BroadcastArgs ReadBroadcastArgs(const ArgumentHelper& args, bool force_broadcast
     C2_ENFORCE(axis_str.size() == 1, "axis_str must be one letter of order '", order, "', got '",
                axis_str, "'");
     const size_t pos = order.find(axis_str);
-    C2_ENFORCE(pos != std::string::npos, "axis_str '", axis_str, "' is not a letter of order '", order,
-               "'");
+    C2_ENFORCE(pos != std::string::npos, "axis_str '", axis_str, "' is not a letter of order '",
+               order, "'");
     out.axis = static_cast<int>(pos);
   }
   C2_ENFORCE(out.broadcast || (!args.HasArgument("axis") && !args.HasArgument("axis_str")),

@@ -1,8 +1,8 @@
 // Legacy Caffe2 broadcasting of a binary op's second input (spec ops §1.2.10), device-neutral.
 //
 // Arguments: `broadcast` (int, 0), `axis` (int, -1), `axis_str` (one letter of `order`), `order`
-// ("NCHW"). Without broadcast=1, A and B must have identical shapes and neither axis nor axis_str may
-// be set. With broadcast=1, B's rank is at most A's; B's leading and trailing size-1 dims are
+// ("NCHW"). Without broadcast=1, A and B must have identical shapes and neither axis nor axis_str
+// may be set. With broadcast=1, B's rank is at most A's; B's leading and trailing size-1 dims are
 // stripped and what remains must equal a contiguous run of A's dims starting at `axis` (default
 // A.ndim - B.ndim, counted on the unstripped B). A is then viewed as (pre, n, post) and B as (n).
 // A B with one element acts as a scalar (n = 1, post = A.numel()). No two-sided broadcasting.

@@ -1,5 +1,5 @@
-// CPU loops that apply the functors of operators/common/elementwise_functors.h, and a dispatch from a
-// tensor's element type to a C++ type. Small on purpose: each op .cc instantiates what it uses.
+// CPU loops that apply the functors of operators/common/elementwise_functors.h, and a dispatch from
+// a tensor's element type to a C++ type. Small on purpose: each op .cc instantiates what it uses.
 #pragma once
 
 #include <string>
@@ -69,7 +69,7 @@ void BinaryLoop(const BroadcastSizes& s, const TIn* a, const TIn* b, TOut* c, F 
   }
 }
 
-// out[j] = sum over p, q of x[p, j, q]: the reduction SumReduceLike does and broadcast gradients need.
+// out[j] = sum over p, q of x[p, j, q]: what SumReduceLike (and so every broadcast gradient) does.
 template <class T>
 void SumReduceLoop(const BroadcastSizes& s, const T* x, T* out) {
   for (int64_t j = 0; j < s.n; ++j) out[j] = T(0);

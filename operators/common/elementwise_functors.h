@@ -13,6 +13,7 @@
 #endif
 
 namespace caffe2 {
+// clang-format off: one line per functor keeps the table readable.
 namespace functors {
 
 // ---- binary arithmetic, comparison and logic ----
@@ -165,4 +166,5 @@ struct ClipGradient {  // saved = Y; the gradient passes where Y is strictly ins
 };
 
 }  // namespace functors
+// clang-format on
 }  // namespace caffe2

@@ -1,4 +1,4 @@
-// Abs: [X] -> [Y], Y = |X|; numeric types; Y may be X.
+// Abs: [X] -> [Y], Y = |X|; int32, int64, float, double; Y may be X.
 // AbsGradient: [X, dY] -> [dX], dX = sign(X) dY.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -24,6 +24,10 @@ OPERATOR_SCHEMA(Abs)
     .SetDoc("Y = |X|, elementwise.");
 REGISTER_GRADIENT(Abs, GetAbsGradient);
 REGISTER_CPU_OPERATOR(AbsGradient, UnaryGradientOp<functors::AbsGradient, FloatTypes>);
-OPERATOR_SCHEMA(AbsGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(AbsGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

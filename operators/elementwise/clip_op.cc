@@ -48,6 +48,10 @@ OPERATOR_SCHEMA(Clip)
     .Arg("max", "float, default: the largest float");
 REGISTER_GRADIENT(Clip, GetClipGradient);
 REGISTER_CPU_OPERATOR(ClipGradient, ClipGradientOp);
-OPERATOR_SCHEMA(ClipGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(ClipGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

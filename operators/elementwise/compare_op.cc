@@ -11,15 +11,30 @@ REGISTER_CPU_OPERATOR(GT, BinaryOp<functors::GT, NumericAndBoolTypes, true>);
 REGISTER_CPU_OPERATOR(GE, BinaryOp<functors::GE, NumericAndBoolTypes, true>);
 REGISTER_CPU_OPERATOR(EQ, BinaryOp<functors::EQ, NumericAndBoolTypes, true>);
 
-OPERATOR_SCHEMA(LT).NumInputs(2).NumOutputs(1).TensorInference(BinaryOutputInference(true))
+OPERATOR_SCHEMA(LT)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A < B elementwise (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(LE).NumInputs(2).NumOutputs(1).TensorInference(BinaryOutputInference(true))
+OPERATOR_SCHEMA(LE)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A <= B elementwise (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(GT).NumInputs(2).NumOutputs(1).TensorInference(BinaryOutputInference(true))
+OPERATOR_SCHEMA(GT)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A > B elementwise (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(GE).NumInputs(2).NumOutputs(1).TensorInference(BinaryOutputInference(true))
+OPERATOR_SCHEMA(GE)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A >= B elementwise (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(EQ).NumInputs(2).NumOutputs(1).TensorInference(BinaryOutputInference(true))
+OPERATOR_SCHEMA(EQ)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A == B elementwise (bool); B broadcasts over A with broadcast=1.");
 
 REGISTER_GRADIENT(LT, ShouldNotDoGradient);

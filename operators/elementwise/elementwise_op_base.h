@@ -4,7 +4,8 @@
 // UnaryOp<F, Types>:          [X] -> [Y], Y = F(X), same shape and type.
 // UnaryGradientOp<F, Types>:  [S, dY] -> [dX], dX = F(S, dY); S is X or Y as the op says.
 // BinaryOp<F, Types, bool>:   [A, B] -> [C], C = F(A, B) with the legacy broadcast of B
-//                             (operators/common/broadcast.h); C has A's shape, and A's type or bool.
+//                             (operators/common/broadcast.h); C has A's shape, and A's type
+//                             or bool.
 #pragma once
 
 #include <type_traits>
@@ -19,7 +20,8 @@ namespace caffe2 {
 template <class F, class Types>
 class UnaryOp : public Operator<CPUContext> {
  public:
-  UnaryOp(const OperatorDef& def, Workspace* ws, F f = F()) : Operator<CPUContext>(def, ws), f_(f) {}
+  UnaryOp(const OperatorDef& def, Workspace* ws, F f = F())
+      : Operator<CPUContext>(def, ws), f_(f) {}
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const bool ok = DispatchType(X.meta(), Types{}, [&](auto tag) {
@@ -29,7 +31,8 @@ class UnaryOp : public Operator<CPUContext> {
       Y->Resize(X.dims());
       UnaryLoop(X.numel(), x, Y->template mutable_data<T>(), f_);
     });
-    C2_ENFORCE(ok, "unsupported type ", X.meta().name, " for X (supported: ", TypeNames(Types{}), ")");
+    C2_ENFORCE(ok, "unsupported type ", X.meta().name, " for X (supported: ", TypeNames(Types{}),
+               ")");
     return true;
   }
 

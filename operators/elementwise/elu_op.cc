@@ -1,4 +1,5 @@
-// Elu: [X] -> [Y], Y = X for X > 0, alpha (exp(X) - 1) otherwise (`alpha`, float, 1.0); float types; Y may be X.
+// Elu: [X] -> [Y], Y = X for X > 0, alpha (exp(X) - 1) otherwise (`alpha`, float, 1.0); float,
+// double; Y may be X.
 // EluGradient: [Y, dY] -> [dX] (alpha copied), dX = dY where Y > 0, else dY (Y + alpha).
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -37,6 +38,10 @@ OPERATOR_SCHEMA(Elu)
     .Arg("alpha", "float, default 1.0");
 REGISTER_GRADIENT(Elu, GetEluGradient);
 REGISTER_CPU_OPERATOR(EluGradient, EluGradientOp);
-OPERATOR_SCHEMA(EluGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(EluGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

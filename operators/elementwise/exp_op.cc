@@ -1,4 +1,4 @@
-// Exp: [X] -> [Y], Y = exp(X); float types; Y may be X.
+// Exp: [X] -> [Y], Y = exp(X); float, double; Y may be X.
 // Gradient: Mul([Y, dY]) -> dX.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"

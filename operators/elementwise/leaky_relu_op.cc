@@ -1,4 +1,5 @@
-// LeakyRelu: [X] -> [Y], Y = X for X >= 0, alpha X otherwise (`alpha`, float, 0.01); float types; Y may be X.
+// LeakyRelu: [X] -> [Y], Y = X for X >= 0, alpha X otherwise (`alpha`, float, 0.01); float,
+// double; Y may be X.
 // LeakyReluGradient: [Y, dY] -> [dX] (alpha copied), dX = dY where Y >= 0, else alpha dY.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -37,6 +38,10 @@ OPERATOR_SCHEMA(LeakyRelu)
     .Arg("alpha", "float, default 0.01");
 REGISTER_GRADIENT(LeakyRelu, GetLeakyReluGradient);
 REGISTER_CPU_OPERATOR(LeakyReluGradient, LeakyReluGradientOp);
-OPERATOR_SCHEMA(LeakyReluGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(LeakyReluGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

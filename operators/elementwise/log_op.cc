@@ -1,4 +1,4 @@
-// Log: [X] -> [Y], Y = log(X); float types; Y may be X.
+// Log: [X] -> [Y], Y = log(X); float, double; Y may be X.
 // Gradient: Div([dY, X]) -> dX.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"

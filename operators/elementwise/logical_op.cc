@@ -10,16 +10,29 @@ REGISTER_CPU_OPERATOR(Or, BinaryOp<functors::Or, BoolTypes, true>);
 REGISTER_CPU_OPERATOR(Xor, BinaryOp<functors::Xor, BoolTypes, true>);
 REGISTER_CPU_OPERATOR(Not, UnaryOp<functors::Not, BoolTypes>);
 
-OPERATOR_SCHEMA(And).NumInputs(2).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(And)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A and B (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(Or).NumInputs(2).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(Or)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A or B (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(Xor).NumInputs(2).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(Xor)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A xor B (bool); B broadcasts over A with broadcast=1.");
-OPERATOR_SCHEMA(Not).NumInputs(1).NumOutputs(1).AllowInplace({{0, 0}}).IdenticalTypeAndShape()
+OPERATOR_SCHEMA(Not)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
+    .IdenticalTypeAndShape()
     .SetDoc("Y = not X (bool).");
 
 REGISTER_GRADIENT(And, ShouldNotDoGradient);

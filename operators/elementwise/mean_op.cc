@@ -1,5 +1,6 @@
-// Mean: [X0, X1, ...] -> [Y], the elementwise mean of inputs of one shape; float types; Y may be X0.
-// MeanGradient: [dY] -> [dX0, dX1, ...], each dY / n.
+// Mean: [X0, X1, ...] -> [Y], the elementwise mean of inputs of one shape; float, double; Y may
+// be X0.
+// MeanGradient: [dY] -> [dX0, dX1, ...], each dY / n; dX0 may overwrite dY.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
@@ -13,7 +14,8 @@ class MeanOp final : public Operator<CPUContext> {
     const Tensor& X0 = Input(0);
     for (int i = 1; i < InputSize(); ++i) {
       C2_ENFORCE(Input(i).dims() == X0.dims(), "input ", i, " has shape ",
-                 Tensor::DimsString(Input(i).dims()), " but input 0 has ", Tensor::DimsString(X0.dims()));
+                 Tensor::DimsString(Input(i).dims()), " but input 0 has ",
+                 Tensor::DimsString(X0.dims()));
       C2_ENFORCE(Input(i).meta() == X0.meta(), "input ", i, " has type ", Input(i).meta().name,
                  " but input 0 has ", X0.meta().name);
     }

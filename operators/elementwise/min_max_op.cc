@@ -95,7 +95,10 @@ OPERATOR_SCHEMA(Max)
     .SetDoc("Elementwise max of the inputs, which must share shape and type.");
 REGISTER_GRADIENT(Max, GetMinMaxGradient);
 REGISTER_CPU_OPERATOR(MaxGradient, MinMaxGradientOp);
-OPERATOR_SCHEMA(MaxGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf).AllowInplace({{1, 0}});
+OPERATOR_SCHEMA(MaxGradient)
+    .NumInputs(3, OpSchema::kInf)
+    .NumOutputs(1, OpSchema::kInf)
+    .AllowInplace({{1, 0}});
 
 REGISTER_CPU_OPERATOR(Min, MinMaxOp<false>);
 OPERATOR_SCHEMA(Min)
@@ -106,6 +109,9 @@ OPERATOR_SCHEMA(Min)
     .SetDoc("Elementwise min of the inputs, which must share shape and type.");
 REGISTER_GRADIENT(Min, GetMinMaxGradient);
 REGISTER_CPU_OPERATOR(MinGradient, MinMaxGradientOp);
-OPERATOR_SCHEMA(MinGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf).AllowInplace({{1, 0}});
+OPERATOR_SCHEMA(MinGradient)
+    .NumInputs(3, OpSchema::kInf)
+    .NumOutputs(1, OpSchema::kInf)
+    .AllowInplace({{1, 0}});
 
 }  // namespace caffe2

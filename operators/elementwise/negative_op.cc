@@ -1,4 +1,4 @@
-// Negative: [X] -> [Y], Y = -X; numeric types; Y may be X.
+// Negative: [X] -> [Y], Y = -X; int32, int64, float, double; Y may be X.
 // Gradient: Negative(dY) -> dX.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"

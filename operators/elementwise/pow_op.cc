@@ -72,9 +72,12 @@ class GetPowGradient final : public GradientMakerBase {
               CreateOperatorDef("Mul", "", {power, GO(0)}, {GI(0)}),
               CreateOperatorDef("Scale", "", {GI(0)}, {GI(0)}, {MakeArgument<float>("scale", e)})};
     }
-    C2_ENFORCE(I(0) != O(0) && I(1) != O(0), "[Pow] no gradient for in-place Pow with a tensor "
-               "exponent (output '", O(0), "' overwrites an input)");
-    const std::vector<Argument> bcast = PresentArguments(Def(), {"broadcast", "axis", "axis_str", "order"});
+    C2_ENFORCE(I(0) != O(0) && I(1) != O(0),
+               "[Pow] no gradient for in-place Pow with a tensor "
+               "exponent (output '",
+               O(0), "' overwrites an input)");
+    const std::vector<Argument> bcast =
+        PresentArguments(Def(), {"broadcast", "axis", "axis_str", "order"});
     const bool broadcast = args.GetSingleArgument<int>("broadcast", 0) != 0;
     const std::string dE = broadcast ? GI(1) + "_autogen_pre_red" : GI(1);
     std::vector<OperatorDef> ops = {

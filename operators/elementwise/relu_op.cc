@@ -1,4 +1,5 @@
-// Relu: [X] -> [Y], Y = max(X, 0) (spec ops §1.2.6; `order` from brew is ignored); float types; Y may be X.
+// Relu: [X] -> [Y], Y = max(X, 0) (spec ops §1.2.6; `order` from brew is ignored); float,
+// double; Y may be X.
 // ReluGradient: [Y, dY] -> [dX], dX = dY where Y > 0, else 0; dX may overwrite dY.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -24,6 +25,10 @@ OPERATOR_SCHEMA(Relu)
     .SetDoc("Y = max(X, 0), elementwise.");
 REGISTER_GRADIENT(Relu, GetReluGradient);
 REGISTER_CPU_OPERATOR(ReluGradient, UnaryGradientOp<functors::ReluGradient, FloatTypes>);
-OPERATOR_SCHEMA(ReluGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(ReluGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

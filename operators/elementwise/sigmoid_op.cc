@@ -1,4 +1,4 @@
-// Sigmoid: [X] -> [Y], Y = 1 / (1 + exp(-X)); float types; Y may be X.
+// Sigmoid: [X] -> [Y], Y = 1 / (1 + exp(-X)); float, double; Y may be X.
 // SigmoidGradient: [Y, dY] -> [dX], dX = dY Y (1 - Y).
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -24,6 +24,10 @@ OPERATOR_SCHEMA(Sigmoid)
     .SetDoc("Y = 1 / (1 + exp(-X)), elementwise.");
 REGISTER_GRADIENT(Sigmoid, GetSigmoidGradient);
 REGISTER_CPU_OPERATOR(SigmoidGradient, UnaryGradientOp<functors::SigmoidGradient, FloatTypes>);
-OPERATOR_SCHEMA(SigmoidGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(SigmoidGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

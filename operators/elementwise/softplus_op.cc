@@ -1,4 +1,4 @@
-// Softplus: [X] -> [Y], Y = log(1 + exp(X)); float types; Y may be X.
+// Softplus: [X] -> [Y], Y = log(1 + exp(X)); float, double; Y may be X.
 // SoftplusGradient: [Y, dY] -> [dX], dX = dY (1 - exp(-Y)).
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -24,6 +24,10 @@ OPERATOR_SCHEMA(Softplus)
     .SetDoc("Y = log(1 + exp(X)), elementwise.");
 REGISTER_GRADIENT(Softplus, GetSoftplusGradient);
 REGISTER_CPU_OPERATOR(SoftplusGradient, UnaryGradientOp<functors::SoftplusGradient, FloatTypes>);
-OPERATOR_SCHEMA(SoftplusGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(SoftplusGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

@@ -1,4 +1,4 @@
-// Sqr: [X] -> [Y], Y = X * X; float types; Y may be X.
+// Sqr: [X] -> [Y], Y = X * X; float, double; Y may be X.
 // Gradient: Scale(dY, scale=2) -> dY (overwriting the output gradient, as upstream does), then
 // Mul([dY, X]) -> dX.
 #include "core/gradient.h"

@@ -1,4 +1,4 @@
-// Sqrt: [X] -> [Y], Y = sqrt(X); float types; Y may be X.
+// Sqrt: [X] -> [Y], Y = sqrt(X); float, double; Y may be X.
 // Gradient: Scale(dY, scale=0.5) -> dX, then Div([dX, Y]) -> dX.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"

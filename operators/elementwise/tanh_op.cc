@@ -1,4 +1,4 @@
-// Tanh: [X] -> [Y], Y = tanh(X); float types; Y may be X.
+// Tanh: [X] -> [Y], Y = tanh(X); float, double; Y may be X.
 // TanhGradient: [Y, dY] -> [dX], dX = dY (1 - Y^2).
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
@@ -24,6 +24,10 @@ OPERATOR_SCHEMA(Tanh)
     .SetDoc("Y = tanh(X), elementwise.");
 REGISTER_GRADIENT(Tanh, GetTanhGradient);
 REGISTER_CPU_OPERATOR(TanhGradient, UnaryGradientOp<functors::TanhGradient, FloatTypes>);
-OPERATOR_SCHEMA(TanhGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}}).IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(TanhGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

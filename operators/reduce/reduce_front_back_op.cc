@@ -24,13 +24,16 @@ ReduceView MakeView(const Tensor& X, int num_reduce_dim, bool front) {
              " out of range for X ", Tensor::DimsString(X.dims()));
   const int split = front ? num_reduce_dim : X.ndim() - num_reduce_dim;
   ReduceView v{X.size_to_dim(split), X.size_from_dim(split), {}};
-  if (front) v.out_dims.assign(X.dims().begin() + split, X.dims().end());
-  else v.out_dims.assign(X.dims().begin(), X.dims().begin() + split);
+  if (front)
+    v.out_dims.assign(X.dims().begin() + split, X.dims().end());
+  else
+    v.out_dims.assign(X.dims().begin(), X.dims().begin() + split);
   return v;
 }
 
 // The number of counted elements for each output element.
-std::vector<int64_t> Counts(const OperatorBase& op, int lengths_index, const ReduceView& v, bool front) {
+std::vector<int64_t> Counts(const OperatorBase& op, int lengths_index, const ReduceView& v,
+                            bool front) {
   const int64_t outer = front ? v.cols : v.rows;
   const int64_t extent = front ? v.rows : v.cols;
   std::vector<int64_t> counts(outer, extent);
@@ -40,7 +43,8 @@ std::vector<int64_t> Counts(const OperatorBase& op, int lengths_index, const Red
   C2_ENFORCE(L.numel() == outer, "lengths has ", L.numel(), " elements but the output has ", outer);
   const int32_t* l = L.data<int32_t>();
   for (int64_t k = 0; k < outer; ++k) {
-    C2_ENFORCE(l[k] >= 0 && l[k] <= extent, "lengths[", k, "] = ", l[k], " is outside [0, ", extent, "]");
+    C2_ENFORCE(l[k] >= 0 && l[k] <= extent, "lengths[", k, "] = ", l[k], " is outside [0, ", extent,
+               "]");
     counts[k] = l[k];
   }
   return counts;

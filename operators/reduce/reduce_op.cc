@@ -35,8 +35,10 @@ std::vector<int64_t> ReducedDims(const std::vector<int64_t>& dims, const std::ve
   std::vector<int64_t> out;
   for (size_t i = 0; i < dims.size(); ++i) {
     const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int>(i));
-    if (!reduced) out.push_back(dims[i]);
-    else if (keepdims) out.push_back(1);
+    if (!reduced)
+      out.push_back(dims[i]);
+    else if (keepdims)
+      out.push_back(1);
   }
   return out;
 }

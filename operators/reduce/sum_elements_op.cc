@@ -14,7 +14,8 @@ class SumElementsOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
     const bool average = GetSingleArgument<bool>("average", false);
-    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ", Tensor::DimsString(X.dims()));
+    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ",
+               Tensor::DimsString(X.dims()));
     const float* x = X.data<float>();
     double sum = 0;
     for (int64_t i = 0; i < X.numel(); ++i) sum += x[i];
@@ -31,7 +32,8 @@ class SumElementsGradientOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(1);
-    C2_ENFORCE(dY.IsType<float>() && dY.numel() == 1, "dSum must be one float, got ", dY.DebugString());
+    C2_ENFORCE(dY.IsType<float>() && dY.numel() == 1, "dSum must be one float, got ",
+               dY.DebugString());
     float g = dY.data<float>()[0];
     if (GetSingleArgument<bool>("average", false)) g /= static_cast<float>(X.numel());
     Tensor* dX = Output(0);

@@ -13,7 +13,8 @@ class SumSqrElementsOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const bool average = GetSingleArgument<bool>("average", false);
-    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ", Tensor::DimsString(X.dims()));
+    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ",
+               Tensor::DimsString(X.dims()));
     const bool ok = DispatchType(X.meta(), FloatTypes{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = X.template data<T>();

@@ -43,6 +43,14 @@ void UnaryLoop(int64_t n, const TIn* x, TOut* y, F f) {
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 
+// The default CPU loop of UnaryOp: the scalar functor, element by element.
+struct PlainUnaryLoop {
+  template <class F, class TIn, class TOut>
+  static void Run(int64_t n, const TIn* x, TOut* y, F f) {
+    UnaryLoop(n, x, y, f);
+  }
+};
+
 // c[p, j, q] = f(a[p, j, q], b[j]) over the (pre, n, post) view of A.
 template <class F, class TIn, class TOut>
 void BinaryLoop(const BroadcastSizes& s, const TIn* a, const TIn* b, TOut* c, F f) {

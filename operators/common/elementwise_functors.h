@@ -2,6 +2,9 @@
 // operators/common/elementwise_cpu.h apply them, and a CUDA kernel can apply the same structs.
 // Unary functors map x -> y; binary functors map (a, b) -> c; gradient functors map
 // (saved, dy) -> dx where `saved` is the forward input X or output Y, as the op's contract says.
+// A functor whose scalar form does not vectorise well may add `Array(x)`, the same math on a whole
+// Eigen array expression; CPU ops opt into it with EigenUnaryLoop (elementwise_eigen.h). Nothing
+// here includes Eigen: the member is only instantiated by code that does.
 #pragma once
 
 #include <cmath>
@@ -63,12 +66,15 @@ struct Not {
 };
 struct Exp {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::exp(x); }
+  template <class A> auto Array(const A& x) const { return x.exp(); }
 };
 struct Log {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::log(x); }
+  template <class A> auto Array(const A& x) const { return x.log(); }
 };
 struct Sqrt {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::sqrt(x); }
+  template <class A> auto Array(const A& x) const { return x.sqrt(); }
 };
 struct Sqr {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return x * x; }
@@ -81,9 +87,11 @@ struct Abs {
 };
 struct Sigmoid {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+  template <class A> auto Array(const A& x) const { return x.logistic(); }
 };
 struct Tanh {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::tanh(x); }
+  template <class A> auto Array(const A& x) const { return x.tanh(); }
 };
 struct Relu {
   template <class T> C2_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : T(0); }
@@ -102,6 +110,9 @@ struct Softplus {
   // log(1 + exp(x)) without overflow for large x.
   template <class T> C2_HOST_DEVICE T operator()(T x) const {
     return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
+  template <class A> auto Array(const A& x) const {
+    return x.max(typename A::Scalar(0)) + (-x.abs()).exp().log1p();
   }
 };
 struct Softsign {

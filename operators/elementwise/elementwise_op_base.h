@@ -1,7 +1,8 @@
 // Operator templates shared by the elementwise ops: each op's .cc picks a functor from
 // operators/common/elementwise_functors.h and a type list, and registers the result.
 //
-// UnaryOp<F, Types>:          [X] -> [Y], Y = F(X), same shape and type.
+// UnaryOp<F, Types, Loop>:    [X] -> [Y], Y = F(X), same shape and type; Loop is PlainUnaryLoop
+//                             or EigenUnaryLoop (operators/common/elementwise_eigen.h).
 // UnaryGradientOp<F, Types>:  [S, dY] -> [dX], dX = F(S, dY); S is X or Y as the op says.
 // BinaryOp<F, Types, bool>:   [A, B] -> [C], C = F(A, B) with the legacy broadcast of B
 //                             (operators/common/broadcast.h); C has A's shape, and A's type
@@ -17,7 +18,7 @@
 
 namespace caffe2 {
 
-template <class F, class Types>
+template <class F, class Types, class Loop = PlainUnaryLoop>
 class UnaryOp : public Operator<CPUContext> {
  public:
   UnaryOp(const OperatorDef& def, Workspace* ws, F f = F())
@@ -29,7 +30,7 @@ class UnaryOp : public Operator<CPUContext> {
       const T* x = X.template data<T>();
       Tensor* Y = Output(0);
       Y->Resize(X.dims());
-      UnaryLoop(X.numel(), x, Y->template mutable_data<T>(), f_);
+      Loop::Run(X.numel(), x, Y->template mutable_data<T>(), f_);
     });
     C2_ENFORCE(ok, "unsupported type ", X.meta().name, " for X (supported: ", TypeNames(Types{}),
                ")");

@@ -1,6 +1,7 @@
 // Exp: [X] -> [Y], Y = exp(X); float, double; Y may be X.
 // Gradient: Mul([Y, dY]) -> dX.
 #include "core/gradient.h"
+#include "operators/common/elementwise_eigen.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -15,7 +16,7 @@ class GetExpGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Exp, UnaryOp<functors::Exp, FloatTypes>);
+REGISTER_CPU_OPERATOR(Exp, UnaryOp<functors::Exp, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Exp)
     .NumInputs(1)
     .NumOutputs(1)

@@ -1,6 +1,7 @@
 // Log: [X] -> [Y], Y = log(X); float, double; Y may be X.
 // Gradient: Div([dY, X]) -> dX.
 #include "core/gradient.h"
+#include "operators/common/elementwise_eigen.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -15,7 +16,7 @@ class GetLogGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Log, UnaryOp<functors::Log, FloatTypes>);
+REGISTER_CPU_OPERATOR(Log, UnaryOp<functors::Log, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Log)
     .NumInputs(1)
     .NumOutputs(1)

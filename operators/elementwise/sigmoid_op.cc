@@ -1,6 +1,7 @@
 // Sigmoid: [X] -> [Y], Y = 1 / (1 + exp(-X)); float, double; Y may be X.
 // SigmoidGradient: [Y, dY] -> [dX], dX = dY Y (1 - Y).
 #include "core/gradient.h"
+#include "operators/common/elementwise_eigen.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -15,7 +16,7 @@ class GetSigmoidGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Sigmoid, UnaryOp<functors::Sigmoid, FloatTypes>);
+REGISTER_CPU_OPERATOR(Sigmoid, UnaryOp<functors::Sigmoid, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Sigmoid)
     .NumInputs(1)
     .NumOutputs(1)

@@ -1,6 +1,7 @@
 // Softplus: [X] -> [Y], Y = log(1 + exp(X)); float, double; Y may be X.
 // SoftplusGradient: [Y, dY] -> [dX], dX = dY (1 - exp(-Y)).
 #include "core/gradient.h"
+#include "operators/common/elementwise_eigen.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -15,7 +16,7 @@ class GetSoftplusGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Softplus, UnaryOp<functors::Softplus, FloatTypes>);
+REGISTER_CPU_OPERATOR(Softplus, UnaryOp<functors::Softplus, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Softplus)
     .NumInputs(1)
     .NumOutputs(1)

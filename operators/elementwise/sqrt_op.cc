@@ -1,6 +1,7 @@
 // Sqrt: [X] -> [Y], Y = sqrt(X); float, double; Y may be X.
 // Gradient: Scale(dY, scale=0.5) -> dX, then Div([dX, Y]) -> dX.
 #include "core/gradient.h"
+#include "operators/common/elementwise_eigen.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -16,7 +17,7 @@ class GetSqrtGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Sqrt, UnaryOp<functors::Sqrt, FloatTypes>);
+REGISTER_CPU_OPERATOR(Sqrt, UnaryOp<functors::Sqrt, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Sqrt)
     .NumInputs(1)
     .NumOutputs(1)

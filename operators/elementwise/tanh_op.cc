@@ -1,6 +1,7 @@
 // Tanh: [X] -> [Y], Y = tanh(X); float, double; Y may be X.
 // TanhGradient: [Y, dY] -> [dX], dX = dY (1 - Y^2).
 #include "core/gradient.h"
+#include "operators/common/elementwise_eigen.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -15,7 +16,7 @@ class GetTanhGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Tanh, UnaryOp<functors::Tanh, FloatTypes>);
+REGISTER_CPU_OPERATOR(Tanh, UnaryOp<functors::Tanh, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Tanh)
     .NumInputs(1)
     .NumOutputs(1)

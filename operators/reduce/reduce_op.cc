@@ -2,7 +2,9 @@
 // negative values count from the end; duplicates ignored). With `keepdims` (1) the reduced axes
 // stay as size-1 dims, else they are dropped. float, double. No gradient yet: asking for one is an
 // error (upstream GRADIENT_NOT_IMPLEMENTED_YET).
+#include <Eigen/Core>
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "core/gradient.h"
@@ -43,13 +45,47 @@ std::vector<int64_t> ReducedDims(const std::vector<int64_t>& dims, const std::ve
   return out;
 }
 
+// Sums x over `axes` into y. When the reduced axes form one contiguous run (after dropping size-1
+// dims), X is an (outer, r, inner) array and Eigen's vectorised column sums do the work; other
+// patterns walk X once, adding each element to its output slot.
 template <class T>
 void ReduceSumLoop(const std::vector<int64_t>& dims, const std::vector<int>& axes, const T* x, T* y,
                    int64_t y_size) {
   const int nd = static_cast<int>(dims.size());
+  int64_t total = 1;
+  for (int64_t d : dims) total *= d;
   std::fill(y, y + y_size, T(0));
-  if (nd == 0) {
-    y[0] = x[0];
+  if (total == 0) return;
+  // Group sizes of alternating kept / reduced runs.
+  std::vector<std::pair<bool, int64_t>> groups;
+  for (int i = 0; i < nd; ++i) {
+    if (dims[i] == 1) continue;
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+    if (!groups.empty() && groups.back().first == reduced)
+      groups.back().second *= dims[i];
+    else
+      groups.push_back({reduced, dims[i]});
+  }
+  int runs = 0;
+  for (const auto& g : groups) runs += g.first;
+  if (runs <= 1) {
+    int64_t outer = 1, r = 1, inner = 1;
+    bool seen = false;
+    for (const auto& g : groups) {
+      if (g.first) {
+        r = g.second;
+        seen = true;
+      } else if (seen)
+        inner *= g.second;
+      else
+        outer *= g.second;
+    }
+    using Matrix = Eigen::Array<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Row = Eigen::Array<T, 1, Eigen::Dynamic>;
+    for (int64_t o = 0; o < outer; ++o) {
+      Eigen::Map<const Matrix> block(x + o * r * inner, r, inner);
+      Eigen::Map<Row>(y + o * inner, inner) = block.colwise().sum();
+    }
     return;
   }
   // Output stride of every input dim (0 for reduced dims); walk X in order with a counter.
@@ -61,9 +97,6 @@ void ReduceSumLoop(const std::vector<int64_t>& dims, const std::vector<int>& axe
       s *= dims[i];
     }
   }
-  int64_t total = 1;
-  for (int64_t d : dims) total *= d;
-  if (total == 0) return;
   std::vector<int64_t> idx(nd, 0);
   const int64_t inner = dims[nd - 1], inner_stride = ostride[nd - 1];
   int64_t off = 0;

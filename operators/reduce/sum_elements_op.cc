@@ -3,6 +3,7 @@
 // SumElementsGradient: [X, dSum] -> [dX], every element dSum (divided by numel when `average`).
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/common/blocked_sum.h"
 
 namespace caffe2 {
 namespace {
@@ -16,9 +17,7 @@ class SumElementsOp final : public Operator<CPUContext> {
     const bool average = GetSingleArgument<bool>("average", false);
     C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ",
                Tensor::DimsString(X.dims()));
-    const float* x = X.data<float>();
-    double sum = 0;
-    for (int64_t i = 0; i < X.numel(); ++i) sum += x[i];
+    const double sum = BlockedSum(X.data<float>(), X.numel(), [](const auto& b) { return b.sum(); });
     Tensor* Y = Output(0);
     Y->Resize(std::vector<int64_t>{});
     Y->mutable_data<float>()[0] = static_cast<float>(average ? sum / X.numel() : sum);

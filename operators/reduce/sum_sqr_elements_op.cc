@@ -2,6 +2,7 @@
 // X.numel() when `average` (bool, false); float, double. No gradient is registered (spec ops
 // §1.2.17: gradient clipping only reads it).
 #include "core/operator.h"
+#include "operators/common/blocked_sum.h"
 #include "operators/common/elementwise_cpu.h"
 
 namespace caffe2 {
@@ -18,8 +19,7 @@ class SumSqrElementsOp final : public Operator<CPUContext> {
     const bool ok = DispatchType(X.meta(), FloatTypes{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = X.template data<T>();
-      double sum = 0;
-      for (int64_t i = 0; i < X.numel(); ++i) sum += static_cast<double>(x[i]) * x[i];
+      const double sum = BlockedSum(x, X.numel(), [](const auto& b) { return b.square().sum(); });
       Tensor* Y = Output(0);
       Y->Resize(std::vector<int64_t>{});
       Y->template mutable_data<T>()[0] = static_cast<T>(average ? sum / X.numel() : sum);

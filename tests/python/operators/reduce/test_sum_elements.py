@@ -21,6 +21,14 @@ class TestSumElements(hu.HypothesisTestCase):
                                    threshold=1e-3)
         self.assertGradientChecks(CPU, op, [X], 0, [0])
 
+    def test_long_sums_stay_accurate(self):
+        X = np.random.RandomState(0).rand(300001).astype(np.float32)
+        for op_type, ref in [("SumElements", X.astype(np.float64).sum()),
+                             ("SumSqrElements", (X.astype(np.float64) ** 2).sum())]:
+            op = core.CreateOperator(op_type, ["X"], ["Y"])
+            self.assertReferenceChecks(CPU, op, [X], lambda X: [np.array(ref, np.float32)],
+                                       threshold=1e-6, atol=0)
+
     def test_gradient_op(self):
         op = core.CreateOperator("SumElements", ["X"], ["Y"], average=True)
         ops, _ = core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])

@@ -1,5 +1,6 @@
-// Softsign: [X] -> [Y], Y = X / (1 + |X|); not in place (the gradient reads X); float, double.
-// SoftsignGradient: [X, dY] -> [dX], dX = dY / (1 + |X|)^2.
+// Softsign: [X] -> [Y], Y = X / (1 + |X|); float, double; Y may be X, but then no gradient can be
+// made (it reads X).
+// SoftsignGradient: [X, dY] -> [dX], dX = dY / (1 + |X|)^2; not in place.
 #include "core/gradient.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
@@ -17,14 +18,14 @@ class GetSoftsignGradient final : public GradientMakerBase {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(Softsign, UnaryOp<functors::Softsign, FloatTypes>);
-OPERATOR_SCHEMA(Softsign).NumInputs(1).NumOutputs(1).IdenticalTypeAndShape().SetDoc(
-    "Y = X / (1 + |X|), elementwise.");
+OPERATOR_SCHEMA(Softsign)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
+    .IdenticalTypeAndShape()
+    .SetDoc("Y = X / (1 + |X|), elementwise.");
 REGISTER_GRADIENT(Softsign, GetSoftsignGradient);
 REGISTER_CPU_OPERATOR(SoftsignGradient, UnaryGradientOp<functors::SoftsignGradient, FloatTypes>);
-OPERATOR_SCHEMA(SoftsignGradient)
-    .NumInputs(2)
-    .NumOutputs(1)
-    .AllowInplace({{1, 0}})
-    .IdenticalTypeAndShapeOfInput(1);
+OPERATOR_SCHEMA(SoftsignGradient).NumInputs(2).NumOutputs(1).IdenticalTypeAndShapeOfInput(1);
 
 }  // namespace caffe2

@@ -88,7 +88,8 @@ class TestLogical(hu.HypothesisTestCase):
                                exception=RuntimeError, regexp=r"^\[Not\] unsupported type float")
         self.assertRunOpRaises(CPU, core.CreateOperator("Or", ["A", "B"], ["B"], broadcast=1),
                                [np.zeros((2, 3), bool), np.zeros(3, bool)], exception=RuntimeError,
-                               regexp="")
+                               regexp=r"^\[Or\] input 1 and output 0 are both .B., but this op "
+                                      r"cannot run in place")
 
 
 if __name__ == "__main__":

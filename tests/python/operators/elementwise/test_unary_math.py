@@ -62,7 +62,6 @@ class TestUnary(hu.HypothesisTestCase):
     def test_reference_and_gradient(self, op_type, X, in_place):
         kwargs, ref, _, _ = UNARY[op_type]
         X = make_input(op_type, X)
-        in_place = in_place and op_type != "Softsign"
         op = core.CreateOperator(op_type, ["X"], ["X" if in_place else "Y"], **kwargs)
         self.assertReferenceChecks(CPU, op, [X], lambda X: [ref(X).astype(np.float32)])
         if not in_place or op_type in IN_PLACE_GRADIENT:
@@ -73,8 +72,6 @@ class TestUnary(hu.HypothesisTestCase):
         for op_type, (kwargs, ref, _, _) in sorted(UNARY.items()):
             X = make_input(op_type, rng.randn(3, 4).astype(np.float32))
             for out in ("Y", "X"):
-                if out == "X" and op_type == "Softsign":
-                    continue
                 op = core.CreateOperator(op_type, ["X"], [out], **kwargs)
                 self.assertReferenceChecks(CPU, op, [X], lambda X: [ref(X).astype(np.float32)])
             self.assertGradientChecks(CPU, core.CreateOperator(op_type, ["X"], ["Y"], **kwargs),
@@ -138,8 +135,8 @@ class TestGradientOps(unittest.TestCase):
         _, ops = self.grad("LeakyRelu", alpha=0.3)
         self.assertAlmostEqual(ops[0].arg[0].f, 0.3)
 
-    def test_softsign_not_in_place(self):
-        with self.assertRaises(Exception):
+    def test_softsign_in_place_has_no_gradient(self):
+        with self.assertRaisesRegex(Exception, r"\[Softsign\] no gradient for in-place Softsign"):
             self.grad("Softsign", out="X")
 
 
@@ -148,6 +145,12 @@ class TestErrors(hu.HypothesisTestCase):
         op = core.CreateOperator("Exp", ["X"], ["Y"])
         self.assertRunOpRaises(CPU, op, [np.ones(3, np.int32)], exception=RuntimeError,
                                regexp=r"^\[Exp\] unsupported type int for X \(supported: float, double\)")
+
+    def test_softsign_gradient_not_in_place(self):
+        op = core.CreateOperator("SoftsignGradient", ["X", "dY"], ["dY"])
+        self.assertRunOpRaises(CPU, op, [np.ones(3, np.float32)] * 2, exception=RuntimeError,
+                               regexp=r"^\[SoftsignGradient\] input 1 and output 0 are both .dY., "
+                                      r"but this op cannot run in place")
 
     def test_gradient_shape_mismatch(self):
         op = core.CreateOperator("SigmoidGradient", ["Y", "dY"], ["dX"])

@@ -1,0 +1,66 @@
+// SumElements: [X] -> [sum], the sum of all elements as a 0-d tensor, divided by X.numel() when
+// `average` (bool, false); float.
+// SumElementsGradient: [X, dSum] -> [dX], every element dSum (divided by numel when `average`).
+#include "core/gradient.h"
+#include "core/operator.h"
+#include "operators/common/blocked_sum.h"
+
+namespace caffe2 {
+namespace {
+
+class SumElementsOp final : public Operator<CPUContext> {
+ public:
+  using Operator<CPUContext>::Operator;
+  bool RunOnDevice() override {
+    const Tensor& X = Input(0);
+    C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
+    const bool average = GetSingleArgument<bool>("average", false);
+    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ",
+               Tensor::DimsString(X.dims()));
+    const double sum = BlockedSum(X.data<float>(), X.numel(), [](const auto& b) { return b.sum(); });
+    Tensor* Y = Output(0);
+    Y->Resize(std::vector<int64_t>{});
+    Y->mutable_data<float>()[0] = static_cast<float>(average ? sum / X.numel() : sum);
+    return true;
+  }
+};
+
+class SumElementsGradientOp final : public Operator<CPUContext> {
+ public:
+  using Operator<CPUContext>::Operator;
+  bool RunOnDevice() override {
+    const Tensor& X = Input(0);
+    const Tensor& dY = Input(1);
+    C2_ENFORCE(dY.IsType<float>() && dY.numel() == 1, "dSum must be one float, got ",
+               dY.DebugString());
+    float g = dY.data<float>()[0];
+    if (GetSingleArgument<bool>("average", false)) g /= static_cast<float>(X.numel());
+    Tensor* dX = Output(0);
+    dX->Resize(X.dims());
+    float* dx = dX->mutable_data<float>();
+    for (int64_t i = 0; i < X.numel(); ++i) dx[i] = g;
+    return true;
+  }
+};
+
+class GetSumElementsGradient final : public GradientMakerBase {
+  using GradientMakerBase::GradientMakerBase;
+  std::vector<OperatorDef> GetGradientDefs() override {
+    return SingleGradientDef("SumElementsGradient", "", {I(0), GO(0)}, {GI(0)});
+  }
+};
+
+}  // namespace
+
+REGISTER_CPU_OPERATOR(SumElements, SumElementsOp);
+OPERATOR_SCHEMA(SumElements)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .ScalarType(TensorProto::FLOAT)
+    .SetDoc("The sum (or with average=1 the mean) of all elements, as a 0-d tensor.")
+    .Arg("average", "bool, default false: divide by the number of elements");
+REGISTER_GRADIENT(SumElements, GetSumElementsGradient);
+REGISTER_CPU_OPERATOR(SumElementsGradient, SumElementsGradientOp);
+OPERATOR_SCHEMA(SumElementsGradient).NumInputs(2).NumOutputs(1);
+
+}  // namespace caffe2

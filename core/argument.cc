@@ -26,7 +26,7 @@ T CheckedInt(const std::string& name, int64_t v) {
     return v != 0;
   } else {
     C2_ENFORCE(v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                   static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max()),
+                   (v < 0 || static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max())),
                "Argument '", name, "' value ", v, " does not fit the expected integer type");
     return static_cast<T>(v);
   }

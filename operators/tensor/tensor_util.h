@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/enforce.h"
+#include "core/operator.h"
 #include "core/tensor.h"
 
 namespace caffe2 {

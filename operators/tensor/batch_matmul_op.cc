@@ -123,12 +123,29 @@ class GetBatchMatMulGradient final : public GradientMakerBase {
   }
 };
 
+// Shapes without broadcast (equal batch dims); with broadcast the shape is left unknown.
+std::vector<TensorShape> BatchMatMulInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+  ArgumentHelper args(def);
+  TensorShape out = in[0];
+  const int na = in[0].dims_size(), nb = in[1].dims_size();
+  if (args.GetSingleArgument<int>("broadcast", 0) || na < 2 || na != nb) {
+    out.set_unknown_shape(true);
+    return {out};
+  }
+  const bool ta = args.GetSingleArgument<int>("trans_a", 0) != 0;
+  const bool tb = args.GetSingleArgument<int>("trans_b", 0) != 0;
+  out.set_dims(na - 2, in[0].dims(ta ? na - 1 : na - 2));
+  out.set_dims(na - 1, in[1].dims(tb ? nb - 2 : nb - 1));
+  return {out};
+}
+
 }  // namespace
 
 REGISTER_CPU_OPERATOR(BatchMatMul, BatchMatMulOp);
 OPERATOR_SCHEMA(BatchMatMul)
     .NumInputs(2)
     .NumOutputs(1)
+    .TensorInference(BatchMatMulInference)
     .Arg("trans_a", "Transpose the last two dims of A")
     .Arg("trans_b", "Transpose the last two dims of B")
     .Arg("broadcast", "NumPy matmul broadcasting (0)")

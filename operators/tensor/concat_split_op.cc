@@ -74,10 +74,7 @@ SplitOp::SplitOp(const OperatorDef& def, Workspace* ws)
     : Operator<CPUContext>(def, ws),
       axis_(ConcatSplitAxis(*this)),
       add_axis_(GetSingleArgument<int>("add_axis", 0) != 0),
-      split_(GetRepeatedArgument<int64_t>("split")) {
-  C2_ENFORCE(!(InputSize() == 2 && HasArgument("split")),
-             "give the split sizes either as the 'split' argument or as input 1, not both");
-}
+      split_(GetRepeatedArgument<int64_t>("split")) {}
 
 bool SplitOp::RunOnDevice() {
   const Tensor& X = Input(0);

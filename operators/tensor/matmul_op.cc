@@ -82,12 +82,33 @@ class GetMatMulGradient final : public GradientMakerBase {
   }
 };
 
+std::vector<TensorShape> MatMulInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+  ArgumentHelper args(def);
+  TensorShape out;
+  out.set_data_type(in[0].data_type());
+  const int axes[2] = {args.GetSingleArgument<int>("axis_a", 1), args.GetSingleArgument<int>("axis_b", 1)};
+  const bool trans[2] = {args.GetSingleArgument<int>("trans_a", 0) != 0,
+                         args.GetSingleArgument<int>("trans_b", 0) != 0};
+  int64_t rows[2] = {1, 1}, cols[2] = {1, 1};
+  for (int t = 0; t < 2; ++t) {
+    if (axes[t] < 0 || axes[t] > in[t].dims_size()) {
+      out.set_unknown_shape(true);
+      return {out};
+    }
+    for (int i = 0; i < in[t].dims_size(); ++i) (i < axes[t] ? rows[t] : cols[t]) *= in[t].dims(i);
+  }
+  out.add_dims(trans[0] ? cols[0] : rows[0]);
+  out.add_dims(trans[1] ? rows[1] : cols[1]);
+  return {out};
+}
+
 }  // namespace
 
 REGISTER_CPU_OPERATOR(MatMul, MatMulOp);
 OPERATOR_SCHEMA(MatMul)
     .NumInputs(2)
     .NumOutputs(1)
+    .TensorInference(MatMulInference)
     .Arg("axis_a", "A is a matrix split at this axis (1)")
     .Arg("axis_b", "B is a matrix split at this axis (1)")
     .Arg("trans_a", "Transpose A's matrix")

@@ -122,6 +122,11 @@ class TestSplit(hu.HypothesisTestCase):
         self.assertReferenceChecks(CPU, op, [X], lambda X: [X[0], X[1], X[2]])
         self.assertGradientChecks(CPU, op, [X], 0, [0, 1, 2])
 
+    def test_split_input_overrides_argument(self):
+        X = rand(5, 2)
+        op = core.CreateOperator("Split", ["X", "s"], ["a", "b"], axis=0, split=[1, 4])
+        self.assertReferenceChecks(CPU, op, [X, np.array([3, 2], np.int64)], lambda X, s: [X[:3], X[3:]])
+
     def test_gradient_op_is_concat(self):
         op = core.CreateOperator("Split", ["X"], ["a", "b"], axis=0)
         ops, grads = core.GradientRegistry.GetGradientForOp(op, ["a_grad", "b_grad"])

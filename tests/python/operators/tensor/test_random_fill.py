@@ -98,6 +98,14 @@ class TestRandomFill(hu.HypothesisTestCase):
             shapes, types = workspace.InferShapesAndTypes([net])
             self.assertEqual(shapes["Y"], [4, 2])
 
+    def test_in_place_takes_the_input_shape(self):
+        workspace.FeedBlob("Y", np.zeros((3, 4), np.float32))
+        op = core.CreateOperator("GaussianFill", ["Y"], ["Y"], extra_shape=[2], device_option=seeded(5))
+        workspace.RunOperatorOnce(op)
+        y = workspace.FetchBlob("Y")
+        self.assertEqual(y.shape, (3, 4, 2))
+        self.assertGreater(np.abs(y).sum(), 0)
+
     def test_bad_input(self):
         with self.assertRaisesRegex(RuntimeError, r"^\[MSRAFill\] MSRAFill needs at least 2 dims"):
             fill("MSRAFill", shape=[5])

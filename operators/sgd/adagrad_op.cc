@@ -1,7 +1,8 @@
 // Adagrad (spec ops §1.3):  h' = decay*h + g^2;  param' = param + lr * g / (sqrt(h') + epsilon)
 // (lr is already negative). Args epsilon (1e-5), decay (1.0).
 // Adagrad:              [param, moment, grad, lr] -> [param, moment], allow {0->0, 1->1}
-// SparseAdagrad:        [param, moment, indices, grad, lr] -> [param, moment], enforce {0->0, 1->1};
+// SparseAdagrad:        [param, moment, indices, grad, lr] -> [param, moment], enforce {0->0,
+// 1->1};
 //                       grad holds one param row per index.
 // RowWiseSparseAdagrad: as SparseAdagrad, but moment has one value per row (shape [rows]),
 //                       h'[r] = decay*h[r] + mean over the row of g^2.
@@ -117,7 +118,9 @@ OPERATOR_SCHEMA(SparseAdagrad)
     .EnforceInplace({{0, 0}, {1, 1}})
     .Arg("epsilon", "Added to the denominator (1e-5)")
     .Arg("decay", "Decay of the squared-gradient sum (1.0)")
-    .SetDoc("Adagrad step on the rows named by indices: [param, moment, indices, grad, lr] -> [param, moment].");
+    .SetDoc(
+        "Adagrad step on the rows named by indices: [param, moment, indices, grad, lr] -> [param, "
+        "moment].");
 REGISTER_GRADIENT(SparseAdagrad, ShouldNotDoGradient);
 
 REGISTER_CPU_OPERATOR(RowWiseSparseAdagrad, SparseAdagradOp<true>);

@@ -29,8 +29,8 @@ class AdamBase : public Operator<CPUContext> {
   float StepSize(int lr_index, int iter_index) const {
     const float lr = LearningRateValue(Input(lr_index));
     const Tensor& it = Input(iter_index);
-    C2_ENFORCE(it.numel() == 1 && it.IsType<int64_t>(), "iter must be a one-element int64 tensor, got ",
-               it.DebugString());
+    C2_ENFORCE(it.numel() == 1 && it.IsType<int64_t>(),
+               "iter must be a one-element int64 tensor, got ", it.DebugString());
     const double t = static_cast<double>(it.data<int64_t>()[0] + 1);
     const double corr = std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t));
     return static_cast<float>(lr * corr);
@@ -53,7 +53,8 @@ class AdamOp final : public AdamBase {
   bool RunOnDevice() override {
     const Tensor& grad = Input(3);
     CheckFloat(grad, "grad");
-    for (int i = 0; i < 3; ++i) CheckSameShape(Input(i), i == 0 ? "param" : i == 1 ? "m1" : "m2", grad, "grad");
+    for (int i = 0; i < 3; ++i)
+      CheckSameShape(Input(i), i == 0 ? "param" : i == 1 ? "m1" : "m2", grad, "grad");
     const float step = StepSize(4, 5);
     float* p = OutputLike(0);
     float* m1 = OutputLike(1);
@@ -123,7 +124,6 @@ class SparseAdamOp final : public AdamBase {
 
 }  // namespace
 
-
 REGISTER_CPU_OPERATOR(Adam, AdamOp);
 OPERATOR_SCHEMA(Adam)
     .NumInputs(6)
@@ -132,7 +132,8 @@ OPERATOR_SCHEMA(Adam)
     .Arg("beta1", "Decay of the first moment (0.9)")
     .Arg("beta2", "Decay of the second moment (0.999)")
     .Arg("epsilon", "Added to the denominator (1e-5)")
-    .SetDoc("Adam step: [param, moment_1, moment_2, grad, lr, iter] -> [param, moment_1, moment_2].");
+    .SetDoc(
+        "Adam step: [param, moment_1, moment_2, grad, lr, iter] -> [param, moment_1, moment_2].");
 REGISTER_GRADIENT(Adam, ShouldNotDoGradient);
 
 REGISTER_CPU_OPERATOR(SparseAdam, SparseAdamOp<false>);
@@ -143,8 +144,9 @@ OPERATOR_SCHEMA(SparseAdam)
     .Arg("beta1", "Decay of the first moment (0.9)")
     .Arg("beta2", "Decay of the second moment (0.999)")
     .Arg("epsilon", "Added to the denominator (1e-5)")
-    .SetDoc("Adam step on the rows named by indices: "
-            "[param, moment_1, moment_2, indices, grad, lr, iter] -> [param, moment_1, moment_2].");
+    .SetDoc(
+        "Adam step on the rows named by indices: "
+        "[param, moment_1, moment_2, indices, grad, lr, iter] -> [param, moment_1, moment_2].");
 REGISTER_GRADIENT(SparseAdam, ShouldNotDoGradient);
 
 REGISTER_CPU_OPERATOR(RowWiseSparseAdam, SparseAdamOp<true>);

@@ -14,11 +14,12 @@
 //             gamma ^ (number of stepsizes s with s <= iter)
 //   composite sub_policy_num_iters (ints, one count per sub-policy)
 //             Runs sub-policies one after the other: sub-policy i is active for
-//             sub_policy_num_iters[i] iterations (the last one stays active afterwards) and sees the
-//             iteration counted from its own start. Its arguments are the ones above with the prefix
-//             "sub_policy_<i>_": sub_policy_0_policy="step", sub_policy_0_stepsize=10,
-//             sub_policy_0_gamma=0.5, ...; the optional sub_policy_<i>_lr_scale (float, 1.0)
-//             multiplies its value. A sub-policy may not itself be composite.
+//             sub_policy_num_iters[i] iterations (the last one stays active afterwards)
+//             and sees the iteration counted from its own start. Its arguments are the
+//             ones above with the prefix "sub_policy_<i>_": sub_policy_0_policy="step",
+//             sub_policy_0_stepsize=10, sub_policy_0_gamma=0.5, ...; the optional
+//             sub_policy_<i>_lr_scale (float, 1.0) multiplies its value. A sub-policy may
+//             not itself be composite.
 // (multistep and composite are not in Caffe2 0.8.2; they follow the later upstream design.)
 #include <cmath>
 #include <functional>
@@ -125,8 +126,8 @@ class LearningRateOp final : public Operator<CPUContext> {
       return MakeComposite();
     }
     C2_THROW("unknown learning rate policy '", policy,
-             "' (fixed, step, exp, inv, poly, linearWarmup, constantWarmup, alter, hill, multistep, ",
-             "composite)");
+             "' (fixed, step, exp, inv, poly, linearWarmup, constantWarmup, alter, hill, ",
+             "multistep, composite)");
   }
 
   std::function<double(int64_t)> MakeComposite() {

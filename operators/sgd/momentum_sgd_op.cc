@@ -1,10 +1,11 @@
 // Momentum SGD (spec ops §1.2.14). LR = lr[0] is used as given (positive for descent).
 //   plain:    g' = LR*grad + momentum*m;  m' = g';                              param -= g'
 //   nesterov: m' = momentum*m + LR*grad;  g' = (1+momentum)*m' - momentum*m;    param -= g'
-// MomentumSGD:             [grad, moment, lr]          -> [grad_out, moment_out], allow {0->0, 1->1}
-// MomentumSGDUpdate:       [grad, moment, lr, param]   -> [grad_out, moment_out, param_out],
+// MomentumSGD:             [grad, moment, lr]          -> [grad_out, moment_out], allow {0->0,
+// 1->1} MomentumSGDUpdate:       [grad, moment, lr, param]   -> [grad_out, moment_out, param_out],
 //                          allow {0->0, 1->1, 3->2}; a param_out that is not param gets param - g'.
-// SparseMomentumSGDUpdate: [grad, moment, lr, param, indices] -> same outputs, enforce {1->1, 3->2};
+// SparseMomentumSGDUpdate: [grad, moment, lr, param, indices] -> same outputs, enforce {1->1,
+// 3->2};
 //                          grad holds one row per index; only those rows of moment/param change.
 // All: float tensors, SHOULD_NOT_DO_GRADIENT.
 #include "core/gradient.h"
@@ -123,7 +124,9 @@ OPERATOR_SCHEMA(MomentumSGD)
     .AllowInplace({{0, 0}, {1, 1}})
     .Arg("momentum", "Momentum coefficient (0.0)")
     .Arg("nesterov", "Use Nesterov momentum (0)")
-    .SetDoc("Momentum step without the parameter update: [grad, moment, lr] -> [grad_out, moment_out].");
+    .SetDoc(
+        "Momentum step without the parameter update: [grad, moment, lr] -> [grad_out, "
+        "moment_out].");
 REGISTER_GRADIENT(MomentumSGD, ShouldNotDoGradient);
 
 REGISTER_CPU_OPERATOR(MomentumSGDUpdate, MomentumSGDUpdateOp);
@@ -144,8 +147,9 @@ OPERATOR_SCHEMA(SparseMomentumSGDUpdate)
     .AllowInplace({{0, 0}, {1, 1}, {3, 2}})
     .Arg("momentum", "Momentum coefficient (0.0)")
     .Arg("nesterov", "Use Nesterov momentum (0)")
-    .SetDoc("Momentum SGD step on the rows named by indices: "
-            "[grad, moment, lr, param, indices] -> [grad_out, moment_out, param_out].");
+    .SetDoc(
+        "Momentum SGD step on the rows named by indices: "
+        "[grad, moment, lr, param, indices] -> [grad_out, moment_out, param_out].");
 REGISTER_GRADIENT(SparseMomentumSGDUpdate, ShouldNotDoGradient);
 
 }  // namespace caffe2

@@ -63,7 +63,8 @@ OPERATOR_SCHEMA(RmsProp)
     .Arg("decay", "Decay of the mean squares (0.9)")
     .Arg("momentum", "Momentum coefficient (0.0)")
     .Arg("epsilon", "Added under the square root (1e-5)")
-    .SetDoc("RmsProp step: [grad, mean_squares, mom, lr] -> [grad_out, mean_squares_out, mom_out].");
+    .SetDoc(
+        "RmsProp step: [grad, mean_squares, mom, lr] -> [grad_out, mean_squares_out, mom_out].");
 REGISTER_GRADIENT(RmsProp, ShouldNotDoGradient);
 
 }  // namespace caffe2

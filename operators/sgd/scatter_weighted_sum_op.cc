@@ -2,7 +2,8 @@
 // For each position k of indices, row r = indices[k] of X0 becomes
 //   w0 * X0[r] + sum_j w_j * slices_j[k]
 // (rows repeated in indices are updated once per occurrence, in order). X0 and slices are float;
-// each w is a one-element float tensor; slices_j holds one X0 row per index. SHOULD_NOT_DO_GRADIENT.
+// each w is a one-element float tensor; slices_j holds one X0 row per index.
+// SHOULD_NOT_DO_GRADIENT.
 #include "core/gradient.h"
 #include "operators/sgd/sgd_util.h"
 

@@ -12,7 +12,8 @@ inline float LearningRateValue(const Tensor& lr) {
   return lr.data<float>()[0];
 }
 
-inline void CheckSameShape(const Tensor& a, const char* a_name, const Tensor& b, const char* b_name) {
+inline void CheckSameShape(const Tensor& a, const char* a_name, const Tensor& b,
+                           const char* b_name) {
   C2_ENFORCE(a.dims() == b.dims(), a_name, " ", Tensor::DimsString(a.dims()), " and ", b_name, " ",
              Tensor::DimsString(b.dims()), " must have the same shape");
 }

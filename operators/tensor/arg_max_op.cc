@@ -18,11 +18,16 @@ class ArgOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     switch (X.dtype()) {
-      case DataType::FLOAT: return Compute<float>(X);
-      case DataType::DOUBLE: return Compute<double>(X);
-      case DataType::INT32: return Compute<int32_t>(X);
-      case DataType::INT64: return Compute<int64_t>(X);
-      default: C2_THROW("unsupported input type ", X.meta().name);
+      case DataType::FLOAT:
+        return Compute<float>(X);
+      case DataType::DOUBLE:
+        return Compute<double>(X);
+      case DataType::INT32:
+        return Compute<int32_t>(X);
+      case DataType::INT64:
+        return Compute<int64_t>(X);
+      default:
+        C2_THROW("unsupported input type ", X.meta().name);
     }
   }
 
@@ -31,7 +36,8 @@ class ArgOp final : public Operator<CPUContext> {
   bool Compute(const Tensor& X) {
     const int axis = CanonicalAxis(axis_, X.ndim());
     const int64_t n = X.dim(axis);
-    C2_ENFORCE(n > 0, "cannot reduce the empty axis ", axis, " of X ", Tensor::DimsString(X.dims()));
+    C2_ENFORCE(n > 0, "cannot reduce the empty axis ", axis, " of X ",
+               Tensor::DimsString(X.dims()));
     std::vector<int64_t> dims = X.dims();
     if (keepdims_) {
       dims[axis] = 1;
@@ -49,7 +55,8 @@ class ArgOp final : public Operator<CPUContext> {
         const T* base = x + o * n * inner + i;
         int64_t best = 0;
         for (int64_t k = 1; k < n; ++k) {
-          if (kMax ? base[k * inner] > base[best * inner] : base[k * inner] < base[best * inner]) best = k;
+          if (kMax ? base[k * inner] > base[best * inner] : base[k * inner] < base[best * inner])
+            best = k;
         }
         y[o * inner + i] = best;
       }

@@ -1,5 +1,6 @@
 // BatchMatMul: [A, B] -> [Y], Y[b] = op(A[b]) op(B[b]) over the leading batch dims (spec ops §1.3);
-// op transposes the last two dims when trans_a / trans_b is set. Without broadcast A and B have rank
+// op transposes the last two dims when trans_a / trans_b is set. Without broadcast A and B have
+// rank
 // >= 2 and equal batch dims. With broadcast=1 the NumPy matmul rules apply: a 1-D A is a row, a 1-D
 // B a column (their unit dim is dropped from Y) and batch dims broadcast. float.
 // Gradient (not with broadcast): two BatchMatMul ops, e.g. for no transposes
@@ -45,15 +46,16 @@ class BatchMatMulOp final : public Operator<CPUContext> {
     const int64_t KB = trans_b_ && !b_vec ? db[db.size() - 1] : db[db.size() - 2];
     const int64_t N = trans_b_ && !b_vec ? db[db.size() - 2] : db[db.size() - 1];
     C2_ENFORCE(K == KB, "A ", Tensor::DimsString(A.dims()), " has inner dim ", K, " but B ",
-               Tensor::DimsString(B.dims()), " has ", KB, " (trans_a=", trans_a_, ", trans_b=", trans_b_, ")");
+               Tensor::DimsString(B.dims()), " has ", KB, " (trans_a=", trans_a_,
+               ", trans_b=", trans_b_, ")");
     // Broadcast batch dims, aligned from the right.
     const size_t ba = da.size() - 2, bb = db.size() - 2, nb = std::max(ba, bb);
     std::vector<int64_t> batch(nb);
     for (size_t i = 0; i < nb; ++i) {
       const int64_t x = i + ba >= nb ? da[i + ba - nb] : 1;
       const int64_t y = i + bb >= nb ? db[i + bb - nb] : 1;
-      C2_ENFORCE(x == y || x == 1 || y == 1, "batch dims of A ", Tensor::DimsString(A.dims()), " and B ",
-                 Tensor::DimsString(B.dims()), " do not broadcast");
+      C2_ENFORCE(x == y || x == 1 || y == 1, "batch dims of A ", Tensor::DimsString(A.dims()),
+                 " and B ", Tensor::DimsString(B.dims()), " do not broadcast");
       batch[i] = std::max(x, y);
     }
     std::vector<int64_t> dims = batch;
@@ -115,8 +117,9 @@ class GetBatchMatMulGradient final : public GradientMakerBase {
                                             args.GetSingleArgument<int>("trans_b", 0) != 0);
     for (int i = 0; i < 2; ++i) {
       const auto& s = specs[i];
-      auto def = SingleGradientDef("BatchMatMul", "", {names[s.x], names[s.y]}, {outs[i]},
-                                   {MakeArgument<int>("trans_a", s.trans_x), MakeArgument<int>("trans_b", s.trans_y)});
+      auto def = SingleGradientDef(
+          "BatchMatMul", "", {names[s.x], names[s.y]}, {outs[i]},
+          {MakeArgument<int>("trans_a", s.trans_x), MakeArgument<int>("trans_b", s.trans_y)});
       ops.push_back(def[0]);
     }
     return ops;
@@ -124,7 +127,8 @@ class GetBatchMatMulGradient final : public GradientMakerBase {
 };
 
 // Shapes without broadcast (equal batch dims); with broadcast the shape is left unknown.
-std::vector<TensorShape> BatchMatMulInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> BatchMatMulInference(const OperatorDef& def,
+                                              const std::vector<TensorShape>& in) {
   ArgumentHelper args(def);
   TensorShape out = in[0];
   const int na = in[0].dims_size(), nb = in[1].dims_size();

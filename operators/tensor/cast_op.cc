@@ -1,6 +1,6 @@
 // Cast: [X] -> [Y], Y = X converted to `to` (spec ops §1.2.11). `to` is a TensorProto.DataType as
-// an int or its name ("FLOAT", "int32", ...), FLOAT by default. Numeric types and BOOL convert among
-// each other (FLOAT16 through float; a nonzero value becomes true); STRING is not castable.
+// an int or its name ("FLOAT", "int32", ...), FLOAT by default. Numeric types and BOOL convert
+// among each other (FLOAT16 through float; a nonzero value becomes true); STRING is not castable.
 // Gradient: Cast(dY) with to=from_type and from_type=to; asking for it without `from_type` is an
 // error. FloatToHalf / HalfToFloat: [X] -> [Y] float <-> float16, gradients each other.
 #include <algorithm>
@@ -19,7 +19,8 @@ DataType DataTypeArg(const ArgumentHelper& args, const std::string& name, DataTy
   if (a->has_i()) return static_cast<DataType>(a->i());
   C2_ENFORCE(a->has_s(), "'", name, "' must be a DataType int or name");
   std::string upper = a->s();
-  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   TensorProto::DataType t;
   C2_ENFORCE(TensorProto::DataType_Parse(upper, &t), "unknown data type name '", a->s(), "' for '",
              name, "'");
@@ -57,42 +58,65 @@ void CastLoop(const Tensor& X, Tensor* Y) {
 template <class Src>
 void CastFrom(const Tensor& X, DataType to, Tensor* Y) {
   switch (to) {
-    case DataType::FLOAT: return CastLoop<Src, float>(X, Y);
-    case DataType::DOUBLE: return CastLoop<Src, double>(X, Y);
-    case DataType::FLOAT16: return CastLoop<Src, float16>(X, Y);
-    case DataType::INT32: return CastLoop<Src, int32_t>(X, Y);
-    case DataType::INT64: return CastLoop<Src, int64_t>(X, Y);
-    case DataType::INT16: return CastLoop<Src, int16_t>(X, Y);
-    case DataType::INT8: return CastLoop<Src, int8_t>(X, Y);
-    case DataType::UINT16: return CastLoop<Src, uint16_t>(X, Y);
+    case DataType::FLOAT:
+      return CastLoop<Src, float>(X, Y);
+    case DataType::DOUBLE:
+      return CastLoop<Src, double>(X, Y);
+    case DataType::FLOAT16:
+      return CastLoop<Src, float16>(X, Y);
+    case DataType::INT32:
+      return CastLoop<Src, int32_t>(X, Y);
+    case DataType::INT64:
+      return CastLoop<Src, int64_t>(X, Y);
+    case DataType::INT16:
+      return CastLoop<Src, int16_t>(X, Y);
+    case DataType::INT8:
+      return CastLoop<Src, int8_t>(X, Y);
+    case DataType::UINT16:
+      return CastLoop<Src, uint16_t>(X, Y);
     case DataType::UINT8:
-    case DataType::BYTE: return CastLoop<Src, uint8_t>(X, Y);
-    case DataType::BOOL: return CastLoop<Src, bool>(X, Y);
-    default: C2_THROW("cannot cast to ", DataTypeName(to));
+    case DataType::BYTE:
+      return CastLoop<Src, uint8_t>(X, Y);
+    case DataType::BOOL:
+      return CastLoop<Src, bool>(X, Y);
+    default:
+      C2_THROW("cannot cast to ", DataTypeName(to));
   }
 }
 
 void Cast(const Tensor& X, DataType to, Tensor* Y) {
   switch (X.dtype()) {
-    case DataType::FLOAT: return CastFrom<float>(X, to, Y);
-    case DataType::DOUBLE: return CastFrom<double>(X, to, Y);
-    case DataType::FLOAT16: return CastFrom<float16>(X, to, Y);
-    case DataType::INT32: return CastFrom<int32_t>(X, to, Y);
-    case DataType::INT64: return CastFrom<int64_t>(X, to, Y);
-    case DataType::INT16: return CastFrom<int16_t>(X, to, Y);
-    case DataType::INT8: return CastFrom<int8_t>(X, to, Y);
-    case DataType::UINT16: return CastFrom<uint16_t>(X, to, Y);
+    case DataType::FLOAT:
+      return CastFrom<float>(X, to, Y);
+    case DataType::DOUBLE:
+      return CastFrom<double>(X, to, Y);
+    case DataType::FLOAT16:
+      return CastFrom<float16>(X, to, Y);
+    case DataType::INT32:
+      return CastFrom<int32_t>(X, to, Y);
+    case DataType::INT64:
+      return CastFrom<int64_t>(X, to, Y);
+    case DataType::INT16:
+      return CastFrom<int16_t>(X, to, Y);
+    case DataType::INT8:
+      return CastFrom<int8_t>(X, to, Y);
+    case DataType::UINT16:
+      return CastFrom<uint16_t>(X, to, Y);
     case DataType::UINT8:
-    case DataType::BYTE: return CastFrom<uint8_t>(X, to, Y);
-    case DataType::BOOL: return CastFrom<bool>(X, to, Y);
-    default: C2_THROW("cannot cast from ", X.meta().name);
+    case DataType::BYTE:
+      return CastFrom<uint8_t>(X, to, Y);
+    case DataType::BOOL:
+      return CastFrom<bool>(X, to, Y);
+    default:
+      C2_THROW("cannot cast from ", X.meta().name);
   }
 }
 
 class CastOp final : public Operator<CPUContext> {
  public:
   CastOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), to_(DataTypeArg(ArgumentHelper(def), "to", DataType::FLOAT)) {
+      : Operator<CPUContext>(def, ws),
+        to_(DataTypeArg(ArgumentHelper(def), "to", DataType::FLOAT)) {
     C2_ENFORCE(to_ != DataType::STRING && to_ != DataType::UNDEFINED, "cannot cast to ",
                DataTypeName(to_));
     TypeMeta::FromDataType(to_);
@@ -181,12 +205,18 @@ OPERATOR_SCHEMA(Cast)
 REGISTER_GRADIENT(Cast, GetCastGradient);
 
 REGISTER_CPU_OPERATOR(FloatToHalf, HalfFloatOp<true>);
-OPERATOR_SCHEMA(FloatToHalf).NumInputs(1).NumOutputs(1).TensorInference(CastInference)
+OPERATOR_SCHEMA(FloatToHalf)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .TensorInference(CastInference)
     .SetDoc("float -> float16.");
 REGISTER_GRADIENT(FloatToHalf, GetHalfFloatGradient<kHalfToFloat>);
 
 REGISTER_CPU_OPERATOR(HalfToFloat, HalfFloatOp<false>);
-OPERATOR_SCHEMA(HalfToFloat).NumInputs(1).NumOutputs(1).TensorInference(CastInference)
+OPERATOR_SCHEMA(HalfToFloat)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .TensorInference(CastInference)
     .SetDoc("float16 -> float.");
 REGISTER_GRADIENT(HalfToFloat, GetHalfFloatGradient<kFloatToHalf>);
 

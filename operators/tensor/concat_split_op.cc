@@ -46,7 +46,8 @@ bool ConcatOp::RunOnDevice() {
       match = static_cast<int>(d) == axis || di[d] == dims[d];
     }
     C2_ENFORCE(match, "input ", i, " ", Tensor::DimsString(Xi.dims()), " does not match input 0 ",
-               Tensor::DimsString(X0.dims()), add_axis_ ? "" : " outside axis ", add_axis_ ? "" : std::to_string(axis));
+               Tensor::DimsString(X0.dims()), add_axis_ ? "" : " outside axis ",
+               add_axis_ ? "" : std::to_string(axis));
     sizes[i] = static_cast<int32_t>(di[axis]);
     total += di[axis];
   }
@@ -87,8 +88,8 @@ bool SplitOp::RunOnDevice() {
                " equal parts");
     sizes.assign(n, extent / n);
   }
-  C2_ENFORCE(static_cast<int>(sizes.size()) == n, "split has ", sizes.size(), " sizes but the op has ",
-             n, " outputs");
+  C2_ENFORCE(static_cast<int>(sizes.size()) == n, "split has ", sizes.size(),
+             " sizes but the op has ", n, " outputs");
   int64_t sum = 0;
   for (int64_t s : sizes) {
     C2_ENFORCE(s >= 0, "split sizes must be non-negative, got ", s);
@@ -124,12 +125,13 @@ bool SplitOp::RunOnDevice() {
 
 namespace {
 
-std::vector<TensorShape> ConcatInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> ConcatInference(const OperatorDef& def,
+                                         const std::vector<TensorShape>& in) {
   ArgumentHelper args(def);
   const bool add_axis = args.GetSingleArgument<int>("add_axis", 0) != 0;
-  const int axis_arg = AxisFromArgs(args.HasArgument("axis"), args.GetSingleArgument<int>("axis", 1),
-                                    args.HasArgument("order"),
-                                    args.GetSingleArgument<std::string>("order", "NCHW"));
+  const int axis_arg =
+      AxisFromArgs(args.HasArgument("axis"), args.GetSingleArgument<int>("axis", 1),
+                   args.HasArgument("order"), args.GetSingleArgument<std::string>("order", "NCHW"));
   TensorShape out = in[0];
   TensorShape info;
   info.set_data_type(TensorProto::INT32);
@@ -212,7 +214,10 @@ OPERATOR_SCHEMA(Concat)
     .Output(0, "concat_result", "The joined tensor")
     .Output(1, "split_info", "int32 extents of the inputs along the axis")
     .SetDoc("Joins tensors along an axis.");
-OPERATOR_SCHEMA(DepthConcat).NumInputs(1, OpSchema::kInf).NumOutputs(2).TensorInference(ConcatInference)
+OPERATOR_SCHEMA(DepthConcat)
+    .NumInputs(1, OpSchema::kInf)
+    .NumOutputs(2)
+    .TensorInference(ConcatInference)
     .SetDoc("Concat under its old name.");
 OPERATOR_SCHEMA(Split)
     .NumInputs(1, 2)
@@ -222,7 +227,10 @@ OPERATOR_SCHEMA(Split)
     .Arg("split", "Size of every piece (default: equal pieces)")
     .Arg("add_axis", "Pieces of size 1 lose the axis")
     .SetDoc("Cuts a tensor into pieces along an axis.");
-OPERATOR_SCHEMA(DepthSplit).NumInputs(1, 2).NumOutputs(1, OpSchema::kInf).SetDoc("Split under its old name.");
+OPERATOR_SCHEMA(DepthSplit)
+    .NumInputs(1, 2)
+    .NumOutputs(1, OpSchema::kInf)
+    .SetDoc("Split under its old name.");
 
 REGISTER_GRADIENT(Concat, GetConcatGradient);
 REGISTER_GRADIENT(DepthConcat, GetConcatGradient);

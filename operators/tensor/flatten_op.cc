@@ -22,7 +22,8 @@ class FlattenOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     C2_ENFORCE(axis_ >= 0 && axis_ <= X.ndim(), "axis ", axis_, " out of range for X ",
                Tensor::DimsString(X.dims()));
-    CopyWithDims(X, {X.size_to_dim(axis_), X.size_from_dim(axis_)}, Output(0), IsInputOutputAlias(0, 0));
+    CopyWithDims(X, {X.size_to_dim(axis_), X.size_from_dim(axis_)}, Output(0),
+                 IsInputOutputAlias(0, 0));
     return true;
   }
 
@@ -47,16 +48,19 @@ class ResizeLikeOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& like = Input(1);
     C2_ENFORCE(X.numel() == like.numel(), "X ", Tensor::DimsString(X.dims()), " has ", X.numel(),
-               " elements but the shape source ", Tensor::DimsString(like.dims()), " has ", like.numel());
+               " elements but the shape source ", Tensor::DimsString(like.dims()), " has ",
+               like.numel());
     CopyWithDims(X, like.dims(), Output(0), IsInputOutputAlias(0, 0));
     return true;
   }
 };
 
-std::vector<TensorShape> FlattenInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> FlattenInference(const OperatorDef& def,
+                                          const std::vector<TensorShape>& in) {
   TensorShape out = in[0];
   out.clear_dims();
-  const int axis = def.type() == "FlattenToVec" ? 0 : ArgumentHelper(def).GetSingleArgument<int>("axis", 1);
+  const int axis =
+      def.type() == "FlattenToVec" ? 0 : ArgumentHelper(def).GetSingleArgument<int>("axis", 1);
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < in[0].dims_size(); ++i) (i < axis ? outer : inner) *= in[0].dims(i);
   if (def.type() == "Flatten") out.add_dims(outer);

@@ -24,7 +24,8 @@ namespace {
 enum class Reduce { kSum, kMean, kWeightedSum };
 
 std::vector<int64_t> Lengths(const Tensor& t) {
-  C2_ENFORCE(t.ndim() == 1 && t.IsType<int32_t>(), "LENGTHS must be a 1-D int32 tensor, got ", t.DebugString());
+  C2_ENFORCE(t.ndim() == 1 && t.IsType<int32_t>(), "LENGTHS must be a 1-D int32 tensor, got ",
+             t.DebugString());
   std::vector<int64_t> out(t.numel());
   for (int64_t i = 0; i < t.numel(); ++i) {
     out[i] = t.data<int32_t>()[i];
@@ -40,8 +41,8 @@ int64_t Total(const std::vector<int64_t>& lengths) {
 }
 
 const float* Weights(const Tensor& w, int64_t n, const char* name) {
-  C2_ENFORCE(w.IsType<float>() && w.numel() == n, name, " must hold ", n, " floats (one per row), got ",
-             w.DebugString());
+  C2_ENFORCE(w.IsType<float>() && w.numel() == n, name, " must hold ", n,
+             " floats (one per row), got ", w.DebugString());
   return w.data<float>();
 }
 
@@ -52,8 +53,8 @@ class LengthsReducerOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const int weighted = kReduce == Reduce::kWeightedSum ? 1 : 0;
     const Tensor& data = Input(0);
-    C2_ENFORCE(data.IsType<float>() && data.ndim() >= 1, "DATA must be a float tensor with at least one dim, got ",
-               data.DebugString());
+    C2_ENFORCE(data.IsType<float>() && data.ndim() >= 1,
+               "DATA must be a float tensor with at least one dim, got ", data.DebugString());
     const std::vector<int64_t> lengths = Lengths(Input(InputSize() - 1));
     const int64_t n = Total(lengths);
     std::vector<int64_t> rows;
@@ -66,8 +67,8 @@ class LengthsReducerOp final : public Operator<CPUContext> {
                    " out of range for DATA ", Tensor::DimsString(data.dims()));
       }
     } else {
-      C2_ENFORCE(data.dim(0) == n, "LENGTHS add up to ", n, " but DATA ", Tensor::DimsString(data.dims()),
-                 " has ", data.dim(0), " rows");
+      C2_ENFORCE(data.dim(0) == n, "LENGTHS add up to ", n, " but DATA ",
+                 Tensor::DimsString(data.dims()), " has ", data.dim(0), " rows");
     }
     const float* w = weighted ? Weights(Input(1), n, kSparse ? "WEIGHTS" : "SCALARS") : nullptr;
     std::vector<int64_t> dims = data.dims();
@@ -102,10 +103,12 @@ class LengthsReducerGradientOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& dY = Input(0);
-    C2_ENFORCE(dY.IsType<float>() && dY.ndim() >= 1, "dY must be a float tensor with at least one dim");
+    C2_ENFORCE(dY.IsType<float>() && dY.ndim() >= 1,
+               "dY must be a float tensor with at least one dim");
     const std::vector<int64_t> lengths = Lengths(Input(kLengthsAt));
-    C2_ENFORCE(dY.dim(0) == static_cast<int64_t>(lengths.size()), "dY ", Tensor::DimsString(dY.dims()),
-               " must have one row per segment (", lengths.size(), ")");
+    C2_ENFORCE(dY.dim(0) == static_cast<int64_t>(lengths.size()), "dY ",
+               Tensor::DimsString(dY.dims()), " must have one row per segment (", lengths.size(),
+               ")");
     const int64_t n = Total(lengths);
     if (InputSize() > kLengthsAt + 1) {
       const Tensor& last = Input(kLengthsAt + 1);
@@ -138,7 +141,8 @@ class GetLengthsGradient final : public GradientMakerBase {
   std::vector<OperatorDef> GetGradientDefs() override {
     switch (kReduce) {
       case Reduce::kSum:
-        return SingleGradientDef("LengthsIndicesInGradientSumGradient", "", {GO(0), I(1), I(0)}, {GI(0)});
+        return SingleGradientDef("LengthsIndicesInGradientSumGradient", "", {GO(0), I(1), I(0)},
+                                 {GI(0)});
       case Reduce::kMean:
         return SingleGradientDef("LengthsMeanGradient", "", {GO(0), I(1)}, {GI(0)});
       default:
@@ -158,16 +162,18 @@ class GetSparseLengthsGradient final : public GradientMakerBase {
                               {GO(0), I(1), I(3), I(2)}, {values});
       SetSparse(0, I(2), values);
     } else {
-      ops = SingleGradientDef(kReduce == Reduce::kSum ? "SparseLengthsIndicesInGradientSumGradient"
-                                                      : "SparseLengthsIndicesInGradientMeanGradient",
-                              "", {GO(0), I(2), I(1)}, {values});
+      ops =
+          SingleGradientDef(kReduce == Reduce::kSum ? "SparseLengthsIndicesInGradientSumGradient"
+                                                    : "SparseLengthsIndicesInGradientMeanGradient",
+                            "", {GO(0), I(2), I(1)}, {values});
       SetSparse(0, I(1), values);
     }
     return ops;
   }
 };
 
-std::vector<TensorShape> LengthsInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> LengthsInference(const OperatorDef& def,
+                                          const std::vector<TensorShape>& in) {
   TensorShape out = in[0];
   if (out.dims_size() > 0) out.set_dims(0, in.back().dims_size() > 0 ? in.back().dims(0) : 0);
   return {out};
@@ -181,17 +187,35 @@ REGISTER_CPU_OPERATOR(LengthsWeightedSum, LengthsReducerOp<Reduce::kWeightedSum,
 REGISTER_CPU_OPERATOR(SparseLengthsSum, LengthsReducerOp<Reduce::kSum, true>);
 REGISTER_CPU_OPERATOR(SparseLengthsMean, LengthsReducerOp<Reduce::kMean, true>);
 REGISTER_CPU_OPERATOR(SparseLengthsWeightedSum, LengthsReducerOp<Reduce::kWeightedSum, true>);
-OPERATOR_SCHEMA(LengthsSum).NumInputs(2).NumOutputs(1).TensorInference(LengthsInference)
+OPERATOR_SCHEMA(LengthsSum)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(LengthsInference)
     .SetDoc("Sums segments of consecutive rows.");
-OPERATOR_SCHEMA(LengthsMean).NumInputs(2).NumOutputs(1).TensorInference(LengthsInference)
+OPERATOR_SCHEMA(LengthsMean)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference(LengthsInference)
     .SetDoc("Averages segments of consecutive rows.");
-OPERATOR_SCHEMA(LengthsWeightedSum).NumInputs(3).NumOutputs(1).TensorInference(LengthsInference)
+OPERATOR_SCHEMA(LengthsWeightedSum)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .TensorInference(LengthsInference)
     .SetDoc("Weighted sums of segments of consecutive rows.");
-OPERATOR_SCHEMA(SparseLengthsSum).NumInputs(3).NumOutputs(1).TensorInference(LengthsInference)
+OPERATOR_SCHEMA(SparseLengthsSum)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .TensorInference(LengthsInference)
     .SetDoc("Sums segments of rows picked by INDICES.");
-OPERATOR_SCHEMA(SparseLengthsMean).NumInputs(3).NumOutputs(1).TensorInference(LengthsInference)
+OPERATOR_SCHEMA(SparseLengthsMean)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .TensorInference(LengthsInference)
     .SetDoc("Averages segments of rows picked by INDICES.");
-OPERATOR_SCHEMA(SparseLengthsWeightedSum).NumInputs(4).NumOutputs(1).TensorInference(LengthsInference)
+OPERATOR_SCHEMA(SparseLengthsWeightedSum)
+    .NumInputs(4)
+    .NumOutputs(1)
+    .TensorInference(LengthsInference)
     .SetDoc("Weighted sums of segments of rows picked by INDICES.");
 REGISTER_GRADIENT(LengthsSum, GetLengthsGradient<Reduce::kSum>);
 REGISTER_GRADIENT(LengthsMean, GetLengthsGradient<Reduce::kMean>);
@@ -200,11 +224,15 @@ REGISTER_GRADIENT(SparseLengthsSum, GetSparseLengthsGradient<Reduce::kSum>);
 REGISTER_GRADIENT(SparseLengthsMean, GetSparseLengthsGradient<Reduce::kMean>);
 REGISTER_GRADIENT(SparseLengthsWeightedSum, GetSparseLengthsGradient<Reduce::kWeightedSum>);
 
-REGISTER_CPU_OPERATOR(LengthsIndicesInGradientSumGradient, LengthsReducerGradientOp<Reduce::kSum, 1>);
+REGISTER_CPU_OPERATOR(LengthsIndicesInGradientSumGradient,
+                      LengthsReducerGradientOp<Reduce::kSum, 1>);
 REGISTER_CPU_OPERATOR(LengthsMeanGradient, LengthsReducerGradientOp<Reduce::kMean, 1>);
-REGISTER_CPU_OPERATOR(LengthsWeightedSumGradient, LengthsReducerGradientOp<Reduce::kWeightedSum, 2>);
-REGISTER_CPU_OPERATOR(SparseLengthsIndicesInGradientSumGradient, LengthsReducerGradientOp<Reduce::kSum, 1>);
-REGISTER_CPU_OPERATOR(SparseLengthsIndicesInGradientMeanGradient, LengthsReducerGradientOp<Reduce::kMean, 1>);
+REGISTER_CPU_OPERATOR(LengthsWeightedSumGradient,
+                      LengthsReducerGradientOp<Reduce::kWeightedSum, 2>);
+REGISTER_CPU_OPERATOR(SparseLengthsIndicesInGradientSumGradient,
+                      LengthsReducerGradientOp<Reduce::kSum, 1>);
+REGISTER_CPU_OPERATOR(SparseLengthsIndicesInGradientMeanGradient,
+                      LengthsReducerGradientOp<Reduce::kMean, 1>);
 REGISTER_CPU_OPERATOR(SparseLengthsIndicesInGradientWeightedSumGradient,
                       LengthsReducerGradientOp<Reduce::kWeightedSum, 2>);
 OPERATOR_SCHEMA(LengthsIndicesInGradientSumGradient).NumInputs(2, 3).NumOutputs(1);

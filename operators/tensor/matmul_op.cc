@@ -37,7 +37,8 @@ class MatMulOp final : public Operator<CPUContext> {
     const int64_t M = trans_a_ ? ac : ar, K = trans_a_ ? ar : ac;
     const int64_t KB = trans_b_ ? bc : br, N = trans_b_ ? br : bc;
     C2_ENFORCE(K == KB, "A ", Tensor::DimsString(A.dims()), " gives inner dim ", K, " but B ",
-               Tensor::DimsString(B.dims()), " gives ", KB, " (trans_a=", trans_a_, ", trans_b=", trans_b_, ")");
+               Tensor::DimsString(B.dims()), " gives ", KB, " (trans_a=", trans_a_,
+               ", trans_b=", trans_b_, ")");
     Tensor* Y = Output(0);
     Y->Resize(M, N);
     ConstMap ma(A.data<float>(), ar, ac);
@@ -66,27 +67,31 @@ class GetMatMulGradient final : public GradientMakerBase {
   std::vector<OperatorDef> GetGradientDefs() override {
     ArgumentHelper args(Def());
     const std::string names[3] = {I(0), I(1), GO(0)};
-    const int axes[3] = {args.GetSingleArgument<int>("axis_a", 1), args.GetSingleArgument<int>("axis_b", 1), 1};
+    const int axes[3] = {args.GetSingleArgument<int>("axis_a", 1),
+                         args.GetSingleArgument<int>("axis_b", 1), 1};
     const std::string outs[2] = {GI(0), GI(1)};
     std::vector<OperatorDef> ops;
     const auto specs = ProductGradientSpecs(args.GetSingleArgument<int>("trans_a", 0) != 0,
                                             args.GetSingleArgument<int>("trans_b", 0) != 0);
     for (int i = 0; i < 2; ++i) {
       const auto& s = specs[i];
-      auto def = SingleGradientDef("MatMul", "", {names[s.x], names[s.y]}, {outs[i]},
-                                   {MakeArgument<int>("trans_a", s.trans_x), MakeArgument<int>("trans_b", s.trans_y),
-                                    MakeArgument<int>("axis_a", axes[s.x]), MakeArgument<int>("axis_b", axes[s.y])});
+      auto def = SingleGradientDef(
+          "MatMul", "", {names[s.x], names[s.y]}, {outs[i]},
+          {MakeArgument<int>("trans_a", s.trans_x), MakeArgument<int>("trans_b", s.trans_y),
+           MakeArgument<int>("axis_a", axes[s.x]), MakeArgument<int>("axis_b", axes[s.y])});
       ops.push_back(def[0]);
     }
     return ops;
   }
 };
 
-std::vector<TensorShape> MatMulInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> MatMulInference(const OperatorDef& def,
+                                         const std::vector<TensorShape>& in) {
   ArgumentHelper args(def);
   TensorShape out;
   out.set_data_type(in[0].data_type());
-  const int axes[2] = {args.GetSingleArgument<int>("axis_a", 1), args.GetSingleArgument<int>("axis_b", 1)};
+  const int axes[2] = {args.GetSingleArgument<int>("axis_a", 1),
+                       args.GetSingleArgument<int>("axis_b", 1)};
   const bool trans[2] = {args.GetSingleArgument<int>("trans_a", 0) != 0,
                          args.GetSingleArgument<int>("trans_b", 0) != 0};
   int64_t rows[2] = {1, 1}, cols[2] = {1, 1};

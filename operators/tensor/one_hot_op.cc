@@ -11,8 +11,8 @@ class OneHotOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& indices = Input(0);
-    C2_ENFORCE(indices.ndim() == 1 && indices.IsType<int64_t>(), "indices must be a 1-D int64 tensor, got ",
-               indices.DebugString());
+    C2_ENFORCE(indices.ndim() == 1 && indices.IsType<int64_t>(),
+               "indices must be a 1-D int64 tensor, got ", indices.DebugString());
     const int64_t size = ScalarInt(Input(1), "index_size");
     C2_ENFORCE(size >= 0, "index_size must be non-negative, got ", size);
     const int64_t n = indices.numel();
@@ -33,10 +33,7 @@ class OneHotOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(OneHot, OneHotOp);
-OPERATOR_SCHEMA(OneHot)
-    .NumInputs(2)
-    .NumOutputs(1)
-    .SetDoc("One-hot float rows for int64 indices.");
+OPERATOR_SCHEMA(OneHot).NumInputs(2).NumOutputs(1).SetDoc("One-hot float rows for int64 indices.");
 REGISTER_GRADIENT(OneHot, NoGradient);
 
 }  // namespace caffe2

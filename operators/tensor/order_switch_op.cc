@@ -38,7 +38,8 @@ class OrderSwitchOp final : public Operator<CPUContext> {
 };
 
 template <bool kToNCHW>
-std::vector<TensorShape> OrderSwitchInference(const OperatorDef&, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> OrderSwitchInference(const OperatorDef&,
+                                              const std::vector<TensorShape>& in) {
   TensorShape out = in[0];
   if (in[0].dims_size() != 4) {
     out.set_unknown_shape(true);

@@ -11,19 +11,24 @@
 namespace caffe2 {
 
 GaussianFillOp::GaussianFillOp(const OperatorDef& def, Workspace* ws)
-    : FillerOp(def, ws), mean_(GetSingleArgument<float>("mean", 0.f)), std_(GetSingleArgument<float>("std", 1.f)) {
+    : FillerOp(def, ws),
+      mean_(GetSingleArgument<float>("mean", 0.f)),
+      std_(GetSingleArgument<float>("std", 1.f)) {
   C2_ENFORCE(std_ >= 0, "'std' must be non-negative, got ", std_);
 }
 
 void GaussianFillOp::Fill(Tensor* out) {
   std::normal_distribution<float> dist(mean_, std_);
   float* data = out->mutable_data<float>();
-  for (int64_t i = 0; i < out->numel(); ++i) data[i] = std_ > 0 ? dist(context_.RandGenerator()) : mean_;
+  for (int64_t i = 0; i < out->numel(); ++i)
+    data[i] = std_ > 0 ? dist(context_.RandGenerator()) : mean_;
 }
 
 template <class T>
 UniformFillOp<T>::UniformFillOp(const OperatorDef& def, Workspace* ws)
-    : FillerOp(def, ws), min_(GetSingleArgument<T>("min", 0)), max_(GetSingleArgument<T>("max", 1)) {
+    : FillerOp(def, ws),
+      min_(GetSingleArgument<T>("min", 0)),
+      max_(GetSingleArgument<T>("max", 1)) {
   C2_ENFORCE(InputSize() != 2, "takes 0, 1 or 3 inputs ([shape_src, min, max]), got 2");
   if (InputSize() < 3) {
     C2_ENFORCE(min_ <= max_, "'min' ", min_, " is larger than 'max' ", max_);
@@ -75,7 +80,8 @@ void XavierFillOp::Fill(Tensor* out) {
 }
 
 void MSRAFillOp::Fill(Tensor* out) {
-  C2_ENFORCE(out->ndim() >= 2 && out->dim(1) > 0, "MSRAFill needs at least 2 dims with dim(1) > 0, got ",
+  C2_ENFORCE(out->ndim() >= 2 && out->dim(1) > 0,
+             "MSRAFill needs at least 2 dims with dim(1) > 0, got ",
              Tensor::DimsString(out->dims()));
   const double fan_out = static_cast<double>(out->numel()) / out->dim(1);
   std::normal_distribution<float> dist(0.f, static_cast<float>(std::sqrt(2.0 / fan_out)));
@@ -87,9 +93,10 @@ UniqueUniformFillOp::UniqueUniformFillOp(const OperatorDef& def, Workspace* ws)
     : FillerOp(def, ws),
       min_(GetSingleArgument<int64_t>("min", 0)),
       max_(GetSingleArgument<int64_t>("max", 1)),
-      dtype_(static_cast<DataType>(GetSingleArgument<int>("dtype", static_cast<int>(DataType::INT32)))) {
-  C2_ENFORCE(dtype_ == DataType::INT32 || dtype_ == DataType::INT64, "dtype must be INT32 or INT64, got ",
-             DataTypeName(dtype_));
+      dtype_(static_cast<DataType>(
+          GetSingleArgument<int>("dtype", static_cast<int>(DataType::INT32)))) {
+  C2_ENFORCE(dtype_ == DataType::INT32 || dtype_ == DataType::INT64,
+             "dtype must be INT32 or INT64, got ", DataTypeName(dtype_));
   C2_ENFORCE(min_ <= max_, "'min' ", min_, " is larger than 'max' ", max_);
 }
 
@@ -108,8 +115,8 @@ void UniqueUniformFillOp::FillTyped(Tensor* out) {
   }
   const int64_t n = out->numel();
   const int64_t available = (max_ - min_ + 1) - static_cast<int64_t>(avoid.size());
-  C2_ENFORCE(n <= available, "cannot draw ", n, " distinct values from [", min_, ", ", max_, "] with ",
-             avoid.size(), " values to avoid (", available, " left)");
+  C2_ENFORCE(n <= available, "cannot draw ", n, " distinct values from [", min_, ", ", max_,
+             "] with ", avoid.size(), " values to avoid (", available, " left)");
   T* data = out->mutable_data<T>();
   auto& gen = context_.RandGenerator();
   if (max_ - min_ + 1 <= 4 * n + 64) {
@@ -150,20 +157,28 @@ DiagonalFillOp::DiagonalFillOp(const OperatorDef& def, Workspace* ws) : FillerOp
 }
 
 void DiagonalFillOp::Fill(Tensor* out) {
-  C2_ENFORCE(out->ndim() >= 2, "DiagonalFill needs at least 2 dims, got ", Tensor::DimsString(out->dims()));
+  C2_ENFORCE(out->ndim() >= 2, "DiagonalFill needs at least 2 dims, got ",
+             Tensor::DimsString(out->dims()));
   if (out->ndim() > 2) {
     for (int i = 1; i < out->ndim(); ++i) {
-      C2_ENFORCE(out->dim(i) == out->dim(0), "DiagonalFill with more than 2 dims needs equal dims, got ",
+      C2_ENFORCE(out->dim(i) == out->dim(0),
+                 "DiagonalFill with more than 2 dims needs equal dims, got ",
                  Tensor::DimsString(out->dims()));
     }
   }
   switch (dtype_) {
-    case DataType::FLOAT: return FillTyped<float>(out, static_cast<float>(value_));
-    case DataType::DOUBLE: return FillTyped<double>(out, value_);
-    case DataType::INT32: return FillTyped<int32_t>(out, static_cast<int32_t>(value_));
-    case DataType::INT64: return FillTyped<int64_t>(out, static_cast<int64_t>(value_));
-    case DataType::BOOL: return FillTyped<bool>(out, value_ != 0);
-    default: C2_THROW("DiagonalFill does not support dtype ", DataTypeName(dtype_));
+    case DataType::FLOAT:
+      return FillTyped<float>(out, static_cast<float>(value_));
+    case DataType::DOUBLE:
+      return FillTyped<double>(out, value_);
+    case DataType::INT32:
+      return FillTyped<int32_t>(out, static_cast<int32_t>(value_));
+    case DataType::INT64:
+      return FillTyped<int64_t>(out, static_cast<int64_t>(value_));
+    case DataType::BOOL:
+      return FillTyped<bool>(out, value_ != 0);
+    default:
+      C2_THROW("DiagonalFill does not support dtype ", DataTypeName(dtype_));
   }
 }
 
@@ -190,8 +205,8 @@ class LengthsRangeFillOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& lengths = Input(0);
-    C2_ENFORCE(lengths.ndim() == 1 && lengths.IsType<int32_t>(), "lengths must be a 1-D int32 tensor, got ",
-               lengths.DebugString());
+    C2_ENFORCE(lengths.ndim() == 1 && lengths.IsType<int32_t>(),
+               "lengths must be a 1-D int32 tensor, got ", lengths.DebugString());
     const int32_t* l = lengths.data<int32_t>();
     int64_t total = 0;
     for (int64_t i = 0; i < lengths.numel(); ++i) {
@@ -217,11 +232,13 @@ OpSchema::TensorInferenceFunction InferAs(TensorProto::DataType type, bool dtype
   };
 }
 
-std::vector<TensorShape> DiagonalInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> DiagonalInference(const OperatorDef& def,
+                                           const std::vector<TensorShape>& in) {
   std::vector<TensorShape> out = FillerTensorInference(def, in);
   ArgumentHelper args(def);
   const Argument* value = args.Find("value");
-  if (!args.HasArgument("dtype") && value && value->has_i()) out[0].set_data_type(TensorProto::INT64);
+  if (!args.HasArgument("dtype") && value && value->has_i())
+    out[0].set_data_type(TensorProto::INT64);
   return out;
 }
 
@@ -237,36 +254,68 @@ REGISTER_CPU_OPERATOR(RangeFill, RangeFillOp);
 REGISTER_CPU_OPERATOR(DiagonalFill, DiagonalFillOp);
 REGISTER_CPU_OPERATOR(LengthsRangeFill, LengthsRangeFillOp);
 
-OPERATOR_SCHEMA(GaussianFill).NumInputs(0, 1).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(GaussianFill)
+    .NumInputs(0, 1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::FLOAT, false))
-    .Arg("mean", "Mean (0.0)").Arg("std", "Standard deviation (1.0)")
+    .Arg("mean", "Mean (0.0)")
+    .Arg("std", "Standard deviation (1.0)")
     .SetDoc("Fills with normally distributed floats.");
-OPERATOR_SCHEMA(UniformFill).NumInputs({0, 1, 3}).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(UniformFill)
+    .NumInputs({0, 1, 3})
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::FLOAT, false))
-    .Arg("min", "Lower bound (0.0)").Arg("max", "Upper bound (1.0)")
+    .Arg("min", "Lower bound (0.0)")
+    .Arg("max", "Upper bound (1.0)")
     .SetDoc("Fills with uniform floats in [min, max).");
-OPERATOR_SCHEMA(UniformIntFill).NumInputs({0, 1, 3}).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(UniformIntFill)
+    .NumInputs({0, 1, 3})
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::INT32, false))
-    .Arg("min", "Lower bound (0)").Arg("max", "Upper bound, inclusive (1)")
+    .Arg("min", "Lower bound (0)")
+    .Arg("max", "Upper bound, inclusive (1)")
     .SetDoc("Fills with uniform int32 values in [min, max].");
-OPERATOR_SCHEMA(XavierFill).NumInputs(0, 1).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(XavierFill)
+    .NumInputs(0, 1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::FLOAT, false))
     .SetDoc("Fills with uniform floats in ±sqrt(3 / fan_in), fan_in = numel / dim(0).");
-OPERATOR_SCHEMA(MSRAFill).NumInputs(0, 1).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(MSRAFill)
+    .NumInputs(0, 1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::FLOAT, false))
     .SetDoc("Fills with normal(0, sqrt(2 / fan_out)) floats, fan_out = numel / dim(1).");
-OPERATOR_SCHEMA(UniqueUniformFill).NumInputs(0, 2).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(UniqueUniformFill)
+    .NumInputs(0, 2)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::INT32, true))
-    .Arg("min", "Lower bound").Arg("max", "Upper bound, inclusive").Arg("dtype", "INT32 or INT64")
+    .Arg("min", "Lower bound")
+    .Arg("max", "Upper bound, inclusive")
+    .Arg("dtype", "INT32 or INT64")
     .SetDoc("Fills with distinct uniform ints, avoiding the values of the optional second input.");
-OPERATOR_SCHEMA(RangeFill).NumInputs(0, 1).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(RangeFill)
+    .NumInputs(0, 1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(InferAs(TensorProto::FLOAT, false))
     .SetDoc("Fills with 0, 1, 2, ... as floats.");
-OPERATOR_SCHEMA(DiagonalFill).NumInputs(0, 1).NumOutputs(1).AllowInplace({{0, 0}})
+OPERATOR_SCHEMA(DiagonalFill)
+    .NumInputs(0, 1)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
     .TensorInference(DiagonalInference)
-    .Arg("value", "Diagonal value").Arg("dtype", "Element type")
+    .Arg("value", "Diagonal value")
+    .Arg("dtype", "Element type")
     .SetDoc("Zeros with `value` on the main diagonal.");
-OPERATOR_SCHEMA(LengthsRangeFill).NumInputs(1).NumOutputs(1)
+OPERATOR_SCHEMA(LengthsRangeFill)
+    .NumInputs(1)
+    .NumOutputs(1)
     .SetDoc("Concatenated ranges 0..l-1 for every length l.");
 
 REGISTER_GRADIENT(GaussianFill, NoGradient);

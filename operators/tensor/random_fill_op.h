@@ -15,9 +15,11 @@
 // UniqueUniformFill  min, max, dtype (INT32|INT64)  distinct ints in [min, max]; an optional second
 //                    input lists values to avoid.
 // RangeFill          -                              float 0, 1, 2, ... in row-major order
-// DiagonalFill       value, dtype                   `value` on the main diagonal (rank >= 2; rank > 2
+// DiagonalFill       value, dtype                   `value` on the main diagonal (rank >= 2; rank >
+// 2
 //                                                   needs equal dims), zeros elsewhere; dtype as in
-//                                                   ConstantFill (an int value without dtype gives INT64)
+//                                                   ConstantFill (an int value without dtype gives
+//                                                   INT64)
 #pragma once
 
 #include "operators/tensor/filler_op.h"

@@ -52,8 +52,8 @@ class ReshapeOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const std::vector<int64_t> old_dims = X.dims();
-    const std::vector<int64_t> shape =
-        ResolveShape(old_dims, X.numel(), InputSize() == 2 ? IntValues(Input(1), "new_shape") : shape_);
+    const std::vector<int64_t> shape = ResolveShape(
+        old_dims, X.numel(), InputSize() == 2 ? IntValues(Input(1), "new_shape") : shape_);
     Tensor* old_shape = Output(1);
     old_shape->Resize(static_cast<int64_t>(old_dims.size()));
     int64_t* o = old_shape->mutable_data<int64_t>();
@@ -68,7 +68,8 @@ class ReshapeOp final : public Operator<CPUContext> {
   std::vector<int64_t> shape_;
 };
 
-std::vector<TensorShape> ReshapeInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> ReshapeInference(const OperatorDef& def,
+                                          const std::vector<TensorShape>& in) {
   TensorShape out = in[0];
   TensorShape old_shape;
   old_shape.set_data_type(TensorProto::INT64);

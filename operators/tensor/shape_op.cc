@@ -47,7 +47,10 @@ OPERATOR_SCHEMA(Shape)
 REGISTER_GRADIENT(Shape, ShouldNotDoGradient);
 
 REGISTER_CPU_OPERATOR(Size, SizeOp);
-OPERATOR_SCHEMA(Size).NumInputs(1).NumOutputs(1).ScalarType(TensorProto::INT64)
+OPERATOR_SCHEMA(Size)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .ScalarType(TensorProto::INT64)
     .SetDoc("The element count of a tensor as a 0-d int64 tensor.");
 REGISTER_GRADIENT(Size, NoGradient);
 

@@ -16,14 +16,14 @@ Box SliceBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& start
              const std::vector<int64_t>& ends) {
   C2_ENFORCE(starts.size() == ends.size(), "starts has ", starts.size(), " entries but ends has ",
              ends.size());
-  C2_ENFORCE(starts.size() <= dims.size(), "starts/ends have ", starts.size(), " entries but X has ",
-             dims.size(), " dims");
+  C2_ENFORCE(starts.size() <= dims.size(), "starts/ends have ", starts.size(),
+             " entries but X has ", dims.size(), " dims");
   Box box{std::vector<int64_t>(dims.size(), 0), dims};
   for (size_t i = 0; i < starts.size(); ++i) {
     const int64_t s = starts[i] < 0 ? dims[i] + 1 + starts[i] : starts[i];
     const int64_t e = ends[i] < 0 ? dims[i] + 1 + ends[i] : ends[i];
-    C2_ENFORCE(s >= 0 && s <= dims[i] && e >= s && e <= dims[i], "slice [", starts[i], ", ", ends[i],
-               ") of dim ", i, " is out of range for X ", Tensor::DimsString(dims));
+    C2_ENFORCE(s >= 0 && s <= dims[i] && e >= s && e <= dims[i], "slice [", starts[i], ", ",
+               ends[i], ") of dim ", i, " is out of range for X ", Tensor::DimsString(dims));
     box.start[i] = s;
     box.size[i] = e - s;
   }
@@ -31,8 +31,8 @@ Box SliceBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& start
 }
 
 // Copies between a full tensor of `dims` and its box, in either direction.
-void CopyBox(const TypeMeta& meta, const std::vector<int64_t>& dims, const Box& box, const char* src,
-             char* dst, bool to_box) {
+void CopyBox(const TypeMeta& meta, const std::vector<int64_t>& dims, const Box& box,
+             const char* src, char* dst, bool to_box) {
   const int nd = static_cast<int>(dims.size());
   int64_t count = 1;
   for (int64_t s : box.size) count *= s;
@@ -107,8 +107,8 @@ class SliceGradientOp final : public SliceBase {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(InputSize() - 1);
     const Box box = GetBox(X.dims());
-    C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()), " does not match the slice ",
-               Tensor::DimsString(box.size));
+    C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()),
+               " does not match the slice ", Tensor::DimsString(box.size));
     Tensor* dX = Output(0);
     dX->Resize(X.dims());
     char* dx = static_cast<char*>(dX->raw_mutable_data(dY.meta()));
@@ -131,7 +131,8 @@ class GetSliceGradient final : public GradientMakerBase {
   }
 };
 
-std::vector<TensorShape> SliceInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> SliceInference(const OperatorDef& def,
+                                        const std::vector<TensorShape>& in) {
   TensorShape out = in[0];
   if (in.size() > 1) {
     out.set_unknown_shape(true);

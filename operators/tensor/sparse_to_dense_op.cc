@@ -30,11 +30,16 @@ class SparseToDenseOp final : public Operator<CPUContext> {
     Tensor* out = Output(0);
     out->Resize(dims);
     switch (values.dtype()) {
-      case DataType::FLOAT: return Scatter<float>(idx, values, rows, out);
-      case DataType::DOUBLE: return Scatter<double>(idx, values, rows, out);
-      case DataType::INT32: return Scatter<int32_t>(idx, values, rows, out);
-      case DataType::INT64: return Scatter<int64_t>(idx, values, rows, out);
-      default: C2_THROW("unsupported VALUES type ", values.meta().name);
+      case DataType::FLOAT:
+        return Scatter<float>(idx, values, rows, out);
+      case DataType::DOUBLE:
+        return Scatter<double>(idx, values, rows, out);
+      case DataType::INT32:
+        return Scatter<int32_t>(idx, values, rows, out);
+      case DataType::INT64:
+        return Scatter<int64_t>(idx, values, rows, out);
+      default:
+        C2_THROW("unsupported VALUES type ", values.meta().name);
     }
   }
 

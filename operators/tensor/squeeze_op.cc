@@ -1,5 +1,6 @@
 // Squeeze:    [X] -> [Y], drops the size-1 dims listed in `dims` (ints, required; sorted and
-//             deduplicated; each must be 1). Allow in-place 0->0. Gradient: ExpandDims(dY), same dims.
+//             deduplicated; each must be 1). Allow in-place 0->0. Gradient: ExpandDims(dY), same
+//             dims.
 // ExpandDims: [X] -> [Y], inserts size-1 dims so that they sit at the positions `dims` of Y
 //             (ints, required). Allow in-place 0->0. Gradient: Squeeze(dY), same dims.
 #include <algorithm>
@@ -51,7 +52,8 @@ class SqueezeOp final : public Operator<CPUContext> {
       : Operator<CPUContext>(def, ws), dims_(SortedDims(*this)) {}
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    std::vector<int64_t> dims = kSqueeze ? SqueezeDims(X.dims(), dims_) : ExpandDims(X.dims(), dims_);
+    std::vector<int64_t> dims =
+        kSqueeze ? SqueezeDims(X.dims(), dims_) : ExpandDims(X.dims(), dims_);
     Tensor* Y = Output(0);
     if (!IsInputOutputAlias(0, 0)) Y->CopyFrom(X);
     Y->Reshape(dims);
@@ -63,7 +65,8 @@ class SqueezeOp final : public Operator<CPUContext> {
 };
 
 template <bool kSqueeze>
-std::vector<TensorShape> SqueezeInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> SqueezeInference(const OperatorDef& def,
+                                          const std::vector<TensorShape>& in) {
   ArgumentHelper args(def);
   std::vector<int64_t> dims = args.GetRepeatedArgument<int64_t>("dims");
   std::sort(dims.begin(), dims.end());

@@ -15,18 +15,26 @@ namespace {
 class TopKOp final : public Operator<CPUContext> {
  public:
   TopKOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), k_(GetSingleArgument<int64_t>("k", -1)), axis_(GetSingleArgument<int>("axis", -1)) {
-    C2_ENFORCE(HasArgument("k") && k_ >= 1, "argument 'k' is required and must be positive, got ", k_);
+      : Operator<CPUContext>(def, ws),
+        k_(GetSingleArgument<int64_t>("k", -1)),
+        axis_(GetSingleArgument<int>("axis", -1)) {
+    C2_ENFORCE(HasArgument("k") && k_ >= 1, "argument 'k' is required and must be positive, got ",
+               k_);
   }
 
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     switch (X.dtype()) {
-      case DataType::FLOAT: return Compute<float>(X);
-      case DataType::DOUBLE: return Compute<double>(X);
-      case DataType::INT32: return Compute<int32_t>(X);
-      case DataType::INT64: return Compute<int64_t>(X);
-      default: C2_THROW("unsupported input type ", X.meta().name);
+      case DataType::FLOAT:
+        return Compute<float>(X);
+      case DataType::DOUBLE:
+        return Compute<double>(X);
+      case DataType::INT32:
+        return Compute<int32_t>(X);
+      case DataType::INT64:
+        return Compute<int64_t>(X);
+      default:
+        C2_THROW("unsupported input type ", X.meta().name);
     }
   }
 
@@ -35,7 +43,8 @@ class TopKOp final : public Operator<CPUContext> {
   bool Compute(const Tensor& X) {
     const int axis = CanonicalAxis(axis_, X.ndim());
     const int64_t n = X.dim(axis);
-    C2_ENFORCE(k_ <= n, "k ", k_, " is larger than dim ", axis, " of X ", Tensor::DimsString(X.dims()));
+    C2_ENFORCE(k_ <= n, "k ", k_, " is larger than dim ", axis, " of X ",
+               Tensor::DimsString(X.dims()));
     std::vector<int64_t> dims = X.dims();
     dims[axis] = k_;
     Tensor* values = Output(0);
@@ -57,9 +66,11 @@ class TopKOp final : public Operator<CPUContext> {
       for (int64_t i = 0; i < inner; ++i) {
         const T* base = x + o * n * inner + i;
         std::iota(order.begin(), order.end(), 0);
-        std::partial_sort(order.begin(), order.begin() + k_, order.end(), [&](int64_t a, int64_t b) {
-          return base[a * inner] > base[b * inner] || (base[a * inner] == base[b * inner] && a < b);
-        });
+        std::partial_sort(order.begin(), order.begin() + k_, order.end(),
+                          [&](int64_t a, int64_t b) {
+                            return base[a * inner] > base[b * inner] ||
+                                   (base[a * inner] == base[b * inner] && a < b);
+                          });
         for (int64_t j = 0; j < k_; ++j) {
           const int64_t out = (o * k_ + j) * inner + i;
           v[out] = base[order[j] * inner];
@@ -84,7 +95,8 @@ class TopKGradientOp final : public Operator<CPUContext> {
     const Tensor& dv = Input(0);
     const Tensor& indices = Input(1);
     const Tensor& X = Input(2);
-    C2_ENFORCE(dv.IsType<float>() && indices.IsType<int64_t>(), "expects float dValues and int64 indices");
+    C2_ENFORCE(dv.IsType<float>() && indices.IsType<int64_t>(),
+               "expects float dValues and int64 indices");
     C2_ENFORCE(dv.dims() == indices.dims() && dv.ndim() == X.ndim(), "dValues ",
                Tensor::DimsString(dv.dims()), " and indices ", Tensor::DimsString(indices.dims()),
                " do not fit X ", Tensor::DimsString(X.dims()));

@@ -68,7 +68,8 @@ class TransposeOp final : public Operator<CPUContext> {
   std::vector<int> axes_;
 };
 
-std::vector<TensorShape> TransposeInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> TransposeInference(const OperatorDef& def,
+                                            const std::vector<TensorShape>& in) {
   ArgumentHelper args(def);
   TensorShape out = in[0];
   const int ndim = in[0].dims_size();

@@ -10,7 +10,8 @@ namespace {
 class WhereOp final : public Operator<CPUContext> {
  public:
   WhereOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), on_rows_(GetSingleArgument<bool>("broadcast_on_rows", false)) {}
+      : Operator<CPUContext>(def, ws),
+        on_rows_(GetSingleArgument<bool>("broadcast_on_rows", false)) {}
 
   bool RunOnDevice() override {
     const Tensor& C = Input(0);
@@ -21,12 +22,13 @@ class WhereOp final : public Operator<CPUContext> {
                Y.DebugString(), " must have the same shape and type");
     int64_t block = 1;
     if (on_rows_) {
-      C2_ENFORCE(C.ndim() == 1 && X.ndim() >= 1 && C.dim(0) == X.dim(0), "with broadcast_on_rows C ",
-                 Tensor::DimsString(C.dims()), " must hold one value per row of X ", Tensor::DimsString(X.dims()));
+      C2_ENFORCE(C.ndim() == 1 && X.ndim() >= 1 && C.dim(0) == X.dim(0),
+                 "with broadcast_on_rows C ", Tensor::DimsString(C.dims()),
+                 " must hold one value per row of X ", Tensor::DimsString(X.dims()));
       block = X.size_from_dim(1);
     } else {
-      C2_ENFORCE(C.dims() == X.dims(), "C ", Tensor::DimsString(C.dims()), " must have the dims of X ",
-                 Tensor::DimsString(X.dims()));
+      C2_ENFORCE(C.dims() == X.dims(), "C ", Tensor::DimsString(C.dims()),
+                 " must have the dims of X ", Tensor::DimsString(X.dims()));
     }
     const TypeMeta& meta = X.meta();
     Tensor* Z = Output(0);

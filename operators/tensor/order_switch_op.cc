@@ -2,11 +2,11 @@
 // Any element type. Gradients: each other's op on dY.
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
+#include "operators/tensor/transpose_op.h"
 
 namespace caffe2 {
 namespace {
 
-// Moves the last dim of a 4-D tensor to position 1 (to_nchw) or dim 1 to the end.
 template <bool kToNCHW>
 class OrderSwitchOp final : public Operator<CPUContext> {
  public:
@@ -15,24 +15,12 @@ class OrderSwitchOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     C2_ENFORCE(X.ndim() == 4, "X must be 4-D, got ", Tensor::DimsString(X.dims()));
     const std::vector<int64_t>& d = X.dims();
-    // View X as (N, A, B) and write (N, B, A): NHWC -> A = H*W, B = C; NCHW -> A = C, B = H*W.
-    const int64_t N = d[0];
-    const int64_t A = kToNCHW ? d[1] * d[2] : d[1];
-    const int64_t B = kToNCHW ? d[3] : d[2] * d[3];
     Tensor* Y = Output(0);
     Y->Resize(kToNCHW ? std::vector<int64_t>{d[0], d[3], d[1], d[2]}
                       : std::vector<int64_t>{d[0], d[2], d[3], d[1]});
-    const TypeMeta& meta = X.meta();
-    const char* x = static_cast<const char*>(X.raw_data());
-    char* y = static_cast<char*>(Y->raw_mutable_data(meta));
-    const size_t item = meta.itemsize;
-    for (int64_t n = 0; n < N; ++n) {
-      for (int64_t a = 0; a < A; ++a) {
-        for (int64_t b = 0; b < B; ++b) {
-          CopyItems(meta, 1, x + ((n * A + a) * B + b) * item, y + ((n * B + b) * A + a) * item);
-        }
-      }
-    }
+    const std::vector<int> perm =
+        kToNCHW ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{0, 2, 3, 1};
+    TransposeData(X.meta(), d, perm, X.raw_data(), Y->raw_mutable_data(X.meta()));
     return true;
   }
 };

@@ -1,13 +1,39 @@
-// Transpose: [X] -> [Y], Y.dims[i] = X.dims[axes[i]] (spec ops §1.3). `axes` (ints) is a
-// permutation of 0..ndim-1, reversed dims by default. Any element type.
-// Gradient: Transpose(dY) with the inverse permutation.
-#include <numeric>
+#include "operators/tensor/transpose_op.h"
 
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
 namespace {
+
+// Walks y linearly with a mixed-radix counter over y's dims, reading x through permuted strides;
+// `row` consecutive elements are moved at once (1 unless the last dim stays in place).
+template <class Copy>
+void PermuteWalk(const std::vector<int64_t>& ydims, const std::vector<int64_t>& stride, int64_t row,
+                 Copy copy) {
+  const int nd = static_cast<int>(ydims.size());
+  int64_t n = 1;
+  for (int64_t d : ydims) n *= d;
+  std::vector<int64_t> idx(nd, 0);
+  int64_t src = 0;
+  for (int64_t k = 0; k < n; k += row) {
+    copy(src, k);
+    for (int d = nd - (row > 1 ? 2 : 1); d >= 0; --d) {
+      src += stride[d];
+      if (++idx[d] < ydims[d]) break;
+      src -= stride[d] * ydims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <class T>
+void PermuteTyped(const std::vector<int64_t>& ydims, const std::vector<int64_t>& stride,
+                  const void* x, void* y) {
+  const T* xs = static_cast<const T*>(x);
+  T* ys = static_cast<T*>(y);
+  PermuteWalk(ydims, stride, 1, [&](int64_t src, int64_t dst) { ys[dst] = xs[src]; });
+}
 
 std::vector<int> Permutation(const std::vector<int>& axes, int ndim) {
   std::vector<int> perm(ndim);
@@ -27,6 +53,48 @@ std::vector<int> Permutation(const std::vector<int>& axes, int ndim) {
   return perm;
 }
 
+}  // namespace
+
+void TransposeData(const TypeMeta& meta, const std::vector<int64_t>& xdims,
+                   const std::vector<int>& perm, const void* x, void* y) {
+  const int nd = static_cast<int>(xdims.size());
+  int64_t n = 1;
+  for (int64_t d : xdims) n *= d;
+  if (n == 0) return;
+  if (nd == 0) return CopyItems(meta, 1, x, y);
+  std::vector<int64_t> xstride(nd, 1), stride(nd), ydims(nd);
+  for (int i = nd - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * xdims[i + 1];
+  for (int i = 0; i < nd; ++i) {
+    stride[i] = xstride[perm[i]];
+    ydims[i] = xdims[perm[i]];
+  }
+  const size_t item = meta.itemsize;
+  if (perm[nd - 1] == nd - 1 || meta.copy) {
+    // Whole rows when the last dim stays last; element by element for non-trivial types.
+    const int64_t row = perm[nd - 1] == nd - 1 ? xdims[nd - 1] : 1;
+    const char* xs = static_cast<const char*>(x);
+    char* ys = static_cast<char*>(y);
+    PermuteWalk(ydims, stride, row, [&](int64_t src, int64_t dst) {
+      CopyItems(meta, row, xs + src * item, ys + dst * item);
+    });
+    return;
+  }
+  switch (item) {
+    case 1:
+      return PermuteTyped<uint8_t>(ydims, stride, x, y);
+    case 2:
+      return PermuteTyped<uint16_t>(ydims, stride, x, y);
+    case 4:
+      return PermuteTyped<uint32_t>(ydims, stride, x, y);
+    case 8:
+      return PermuteTyped<uint64_t>(ydims, stride, x, y);
+    default:
+      C2_THROW("cannot transpose elements of ", item, " bytes");
+  }
+}
+
+namespace {
+
 class TransposeOp final : public Operator<CPUContext> {
  public:
   TransposeOp(const OperatorDef& def, Workspace* ws)
@@ -40,27 +108,7 @@ class TransposeOp final : public Operator<CPUContext> {
     for (int i = 0; i < ndim; ++i) dims[i] = X.dim(perm[i]);
     Tensor* Y = Output(0);
     Y->Resize(dims);
-    const TypeMeta& meta = X.meta();
-    char* y = static_cast<char*>(Y->raw_mutable_data(meta));
-    const char* x = static_cast<const char*>(X.raw_data());
-    const int64_t n = X.numel();
-    if (n == 0) return true;
-    // Strides of X seen in Y's order; walk Y linearly with a mixed-radix counter.
-    std::vector<int64_t> xstride(ndim, 1);
-    for (int i = ndim - 2; i >= 0; --i) xstride[i] = xstride[i + 1] * X.dim(i + 1);
-    std::vector<int64_t> stride(ndim), idx(ndim, 0);
-    for (int i = 0; i < ndim; ++i) stride[i] = xstride[perm[i]];
-    const size_t item = meta.itemsize;
-    int64_t src = 0;
-    for (int64_t k = 0; k < n; ++k) {
-      CopyItems(meta, 1, x + src * item, y + k * item);
-      for (int d = ndim - 1; d >= 0; --d) {
-        src += stride[d];
-        if (++idx[d] < dims[d]) break;
-        src -= stride[d] * dims[d];
-        idx[d] = 0;
-      }
-    }
+    TransposeData(X.meta(), X.dims(), perm, X.raw_data(), Y->raw_mutable_data(X.meta()));
     return true;
   }
 

@@ -64,6 +64,16 @@ class TestTranspose(hu.HypothesisTestCase):
         self.assertReferenceChecks(CPU, op, [X], lambda X: [np.transpose(X, axes)])
         self.assertGradientChecks(CPU, op, [X], 0, [0])
 
+    def test_element_types_and_row_copies(self):
+        for dtype in [np.int8, np.float16, np.int32, np.float64, np.bool_]:
+            X = (np.arange(60) % 5).reshape(3, 4, 5).astype(dtype)
+            for axes in ([1, 0, 2], [2, 1, 0], [0, 2, 1]):
+                op = core.CreateOperator("Transpose", ["X"], ["Y"], axes=axes)
+                self.assertReferenceChecks(CPU, op, [X], lambda X: [X.transpose(axes)])
+        S = np.array([[b"a", b"bb"], [b"ccc", b"d"]], dtype=object)
+        op = core.CreateOperator("Transpose", ["X"], ["Y"])
+        self.assertReferenceChecks(CPU, op, [S], lambda S: [S.T])
+
     def test_int_and_bad_axes(self):
         X = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
         op = core.CreateOperator("Transpose", ["X"], ["Y"], axes=[1, 2, 0])

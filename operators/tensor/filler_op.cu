@@ -3,6 +3,7 @@
 #include "operators/tensor/constant_fill_op.h"
 #include "operators/tensor/given_tensor_fill_op.h"
 #include "operators/tensor/random_fill_op.h"
+#include "operators/tensor/structured_fill_op.h"
 
 namespace caffe2 {
 

@@ -1,6 +1,6 @@
-// Random and structured fillers (spec ops §1.2.12). All share FillerOp's shape rules
-// (filler_op.h) and draw from the op context's generator, seeded by DeviceOption.random_seed, so
-// two runs with the same seed fill the same values.
+// Random fillers (spec ops §1.2.12). All share FillerOp's shape rules (filler_op.h) and draw from
+// the op context's generator, seeded by DeviceOption.random_seed, so two runs with the same seed
+// fill the same values. NO_GRADIENT.
 //
 // GaussianFill       mean (0.0), std (1.0)          float normal
 // UniformFill        min (0.0), max (1.0)           float uniform in [min, max). With three inputs
@@ -14,12 +14,6 @@
 //                                                   fan_out = numel / dim(1)
 // UniqueUniformFill  min, max, dtype (INT32|INT64)  distinct ints in [min, max]; an optional second
 //                    input lists values to avoid.
-// RangeFill          -                              float 0, 1, 2, ... in row-major order
-// DiagonalFill       value, dtype                   `value` on the main diagonal (rank >= 2; rank >
-// 2
-//                                                   needs equal dims), zeros elsewhere; dtype as in
-//                                                   ConstantFill (an int value without dtype gives
-//                                                   INT64)
 #pragma once
 
 #include "operators/tensor/filler_op.h"
@@ -77,28 +71,6 @@ class UniqueUniformFillOp final : public FillerOp {
   void FillTyped(Tensor* out);
   int64_t min_, max_;
   DataType dtype_;
-};
-
-class RangeFillOp final : public FillerOp {
- public:
-  using FillerOp::FillerOp;
-
- protected:
-  void Fill(Tensor* out) override;
-};
-
-class DiagonalFillOp final : public FillerOp {
- public:
-  DiagonalFillOp(const OperatorDef& def, Workspace* ws);
-
- protected:
-  void Fill(Tensor* out) override;
-
- private:
-  template <class T>
-  void FillTyped(Tensor* out, T value);
-  DataType dtype_ = DataType::FLOAT;
-  double value_ = 0;
 };
 
 }  // namespace caffe2

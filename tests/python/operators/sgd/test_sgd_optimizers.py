@@ -312,3 +312,26 @@ class TestLearningRatePolicies(hu.HypothesisTestCase):
         with self.assertRaisesRegex(RuntimeError, r"cannot contain another composite"):
             self.lr(0, base_lr=1.0, policy="composite", sub_policy_num_iters=[3],
                     sub_policy_0_policy="composite")
+
+
+class TestSparseTrainingStep(hu.HypothesisTestCase):
+    def test_gather_gradient_slice_feeds_sparse_adagrad(self):
+        # Y = Gather(W, I); loss = mean(Y); the sparse gradient of W goes into SparseAdagrad.
+        W = f32(6, 2)
+        idx = np.array([4, 1], np.int64)
+        net = core.Net("sparse_step")
+        y = net.Gather(["W", "I"], "Y")
+        loss = net.AveragedLoss(y, "loss")
+        grad_map = net.AddGradientOperators([loss])
+        g = grad_map["W"]
+        self.assertIsInstance(g, core.GradientSlice)
+        net.SparseAdagrad(["W", "h", g.indices, g.values, "lr"], ["W", "h"], epsilon=1e-4)
+        workspace.FeedBlob("W", W)
+        workspace.FeedBlob("I", idx)
+        workspace.FeedBlob("h", np.zeros((6, 2), np.float32))
+        workspace.FeedBlob("lr", np.array([-0.5], np.float32))
+        workspace.RunNetOnce(net)
+        grad = np.full((2, 2), 1.0 / 4, np.float32)
+        want = W.copy()
+        want[idx] += -0.5 * grad / (np.sqrt(grad * grad) + 1e-4)
+        np.testing.assert_allclose(workspace.FetchBlob("W"), want, rtol=1e-5, atol=1e-6)

@@ -10,8 +10,21 @@
 //   alter     active_first, active_period, inactive_period   1/0 square wave
 //   hill      num_iter, start_multiplier, gamma, power, end_multiplier
 //             linearWarmup before num_iter, then max(end_multiplier, inv(iter - num_iter))
+//   multistep stepsizes (ints, ascending), gamma
+//             gamma ^ (number of stepsizes s with s <= iter)
+//   composite sub_policy_num_iters (ints, one count per sub-policy)
+//             Runs sub-policies one after the other: sub-policy i is active for
+//             sub_policy_num_iters[i] iterations (the last one stays active afterwards)
+//             and sees the iteration counted from its own start. Its arguments are the
+//             ones above with the prefix "sub_policy_<i>_": sub_policy_0_policy="step",
+//             sub_policy_0_stepsize=10, sub_policy_0_gamma=0.5, ...; the optional
+//             sub_policy_<i>_lr_scale (float, 1.0) multiplies its value. A sub-policy may
+//             not itself be composite.
+// (multistep and composite are not in Caffe2 0.8.2; they follow the later upstream design.)
 #include <cmath>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "core/gradient.h"
 #include "core/operator.h"
@@ -24,7 +37,7 @@ class LearningRateOp final : public Operator<CPUContext> {
   LearningRateOp(const OperatorDef& def, Workspace* ws)
       : Operator<CPUContext>(def, ws), base_lr_(GetSingleArgument<float>("base_lr", 0.f)) {
     C2_ENFORCE(HasArgument("base_lr"), "missing required argument 'base_lr'");
-    policy_ = MakePolicy(GetSingleArgument<std::string>("policy", ""));
+    policy_ = MakePolicy(GetSingleArgument<std::string>("policy", ""), "");
   }
 
   bool RunOnDevice() override {
@@ -39,12 +52,18 @@ class LearningRateOp final : public Operator<CPUContext> {
   }
 
  private:
-  std::function<double(int64_t)> MakePolicy(const std::string& policy) {
-    const double gamma = GetSingleArgument<float>("gamma", 0.f);
-    const double power = GetSingleArgument<float>("power", 0.f);
+  // Argument `name` of the policy whose arguments carry `prefix`.
+  template <class T>
+  T Arg(const std::string& prefix, const std::string& name, const T& default_value) const {
+    return GetSingleArgument<T>(prefix + name, default_value);
+  }
+
+  std::function<double(int64_t)> MakePolicy(const std::string& policy, const std::string& prefix) {
+    const double gamma = Arg<float>(prefix, "gamma", 0.f);
+    const double power = Arg<float>(prefix, "power", 0.f);
     if (policy == "fixed") return [](int64_t) { return 1.0; };
     if (policy == "step") {
-      const int64_t stepsize = GetSingleArgument<int64_t>("stepsize", 0);
+      const int64_t stepsize = Arg<int64_t>(prefix, "stepsize", 0);
       C2_ENFORCE(stepsize > 0, "policy 'step' needs a positive 'stepsize', got ", stepsize);
       return [gamma, stepsize](int64_t i) { return std::pow(gamma, static_cast<double>(i / stepsize)); };
     }
@@ -53,34 +72,34 @@ class LearningRateOp final : public Operator<CPUContext> {
       return [gamma, power](int64_t i) { return std::pow(1.0 + gamma * i, -power); };
     }
     if (policy == "poly") {
-      const int64_t max_iter = GetSingleArgument<int64_t>("max_iter", -1);
+      const int64_t max_iter = Arg<int64_t>(prefix, "max_iter", -1);
       C2_ENFORCE(max_iter > 0, "policy 'poly' needs a positive 'max_iter', got ", max_iter);
       return [power, max_iter](int64_t i) {
         return std::pow(std::max(0.0, 1.0 - static_cast<double>(i) / max_iter), power);
       };
     }
     if (policy == "linearWarmup" || policy == "hill") {
-      const double start = GetSingleArgument<float>("start_multiplier", 0.f);
-      const int64_t num_iter = GetSingleArgument<int64_t>("num_iter", 0);
+      const double start = Arg<float>(prefix, "start_multiplier", 0.f);
+      const int64_t num_iter = Arg<int64_t>(prefix, "num_iter", 0);
       auto warmup = [start, num_iter](int64_t i) {
         return i >= num_iter ? 1.0 : start + (1.0 - start) * static_cast<double>(i) / num_iter;
       };
       if (policy == "linearWarmup") return warmup;
-      const double end = GetSingleArgument<float>("end_multiplier", 0.f);
+      const double end = Arg<float>(prefix, "end_multiplier", 0.f);
       return [warmup, num_iter, gamma, power, end](int64_t i) {
         if (i < num_iter) return warmup(i);
         return std::max(end, std::pow(1.0 + gamma * (i - num_iter), -power));
       };
     }
     if (policy == "constantWarmup") {
-      const double multiplier = GetSingleArgument<float>("multiplier", 0.5f);
-      const int64_t num_iter = GetSingleArgument<int64_t>("num_iter", 0);
+      const double multiplier = Arg<float>(prefix, "multiplier", 0.5f);
+      const int64_t num_iter = Arg<int64_t>(prefix, "num_iter", 0);
       return [multiplier, num_iter](int64_t i) { return i >= num_iter ? 1.0 : multiplier; };
     }
     if (policy == "alter") {
-      const bool active_first = GetSingleArgument<bool>("active_first", true);
-      const int64_t active = GetSingleArgument<int64_t>("active_period", -1);
-      const int64_t inactive = GetSingleArgument<int64_t>("inactive_period", -1);
+      const bool active_first = Arg<bool>(prefix, "active_first", true);
+      const int64_t active = Arg<int64_t>(prefix, "active_period", -1);
+      const int64_t inactive = Arg<int64_t>(prefix, "inactive_period", -1);
       C2_ENFORCE(active > 0 && inactive > 0, "policy 'alter' needs positive 'active_period' and ",
                  "'inactive_period', got ", active, " and ", inactive);
       return [active_first, active, inactive](int64_t i) {
@@ -88,8 +107,52 @@ class LearningRateOp final : public Operator<CPUContext> {
         return (first_phase == active_first) ? 1.0 : 0.0;
       };
     }
+    if (policy == "multistep") {
+      const std::vector<int64_t> steps = GetRepeatedArgument<int64_t>(prefix + "stepsizes");
+      C2_ENFORCE(!steps.empty(), "policy 'multistep' needs a non-empty '", prefix, "stepsizes'");
+      for (size_t i = 1; i < steps.size(); ++i) {
+        C2_ENFORCE(steps[i] > steps[i - 1], "'", prefix, "stepsizes' must be increasing, got ",
+                   steps[i - 1], " before ", steps[i]);
+      }
+      return [gamma, steps](int64_t i) {
+        int64_t passed = 0;
+        while (passed < static_cast<int64_t>(steps.size()) && steps[passed] <= i) ++passed;
+        return std::pow(gamma, static_cast<double>(passed));
+      };
+    }
+    if (policy == "composite") {
+      C2_ENFORCE(prefix.empty(), "a composite policy cannot contain another composite policy (",
+                 prefix, "policy)");
+      return MakeComposite();
+    }
     C2_THROW("unknown learning rate policy '", policy,
-             "' (fixed, step, exp, inv, poly, linearWarmup, constantWarmup, alter, hill)");
+             "' (fixed, step, exp, inv, poly, linearWarmup, constantWarmup, alter, hill, ",
+             "multistep, composite)");
+  }
+
+  std::function<double(int64_t)> MakeComposite() {
+    const std::vector<int64_t> counts = GetRepeatedArgument<int64_t>("sub_policy_num_iters");
+    C2_ENFORCE(!counts.empty(), "policy 'composite' needs 'sub_policy_num_iters'");
+    struct Stage {
+      int64_t start;
+      double scale;
+      std::function<double(int64_t)> f;
+    };
+    std::vector<Stage> stages;
+    int64_t start = 0;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      const std::string prefix = "sub_policy_" + std::to_string(i) + "_";
+      C2_ENFORCE(counts[i] > 0, "sub_policy_num_iters[", i, "] must be positive, got ", counts[i]);
+      const std::string name = GetSingleArgument<std::string>(prefix + "policy", "");
+      C2_ENFORCE(!name.empty(), "composite policy: missing '", prefix, "policy'");
+      stages.push_back({start, Arg<float>(prefix, "lr_scale", 1.f), MakePolicy(name, prefix)});
+      start += counts[i];
+    }
+    return [stages](int64_t iter) {
+      size_t k = 0;
+      while (k + 1 < stages.size() && iter >= stages[k + 1].start) ++k;
+      return stages[k].scale * stages[k].f(iter - stages[k].start);
+    };
   }
 
   double base_lr_;

@@ -2,6 +2,8 @@
 // the host and copy the result to the op's GPU.
 #include "operators/tensor/constant_fill_op.h"
 #include "operators/tensor/given_tensor_fill_op.h"
+#include "operators/tensor/random_fill_op.h"
+#include "operators/tensor/structured_fill_op.h"
 
 namespace caffe2 {
 
@@ -11,5 +13,12 @@ REGISTER_CUDA_OPERATOR(GivenTensorDoubleFill, GivenTensorFillOp<DataType::DOUBLE
 REGISTER_CUDA_OPERATOR(GivenTensorBoolFill, GivenTensorFillOp<DataType::BOOL>);
 REGISTER_CUDA_OPERATOR(GivenTensorIntFill, GivenTensorFillOp<DataType::INT32>);
 REGISTER_CUDA_OPERATOR(GivenTensorInt64Fill, GivenTensorFillOp<DataType::INT64>);
+REGISTER_CUDA_OPERATOR(GaussianFill, GaussianFillOp);
+REGISTER_CUDA_OPERATOR(UniformFill, UniformFillOp<float>);
+REGISTER_CUDA_OPERATOR(UniformIntFill, UniformFillOp<int32_t>);
+REGISTER_CUDA_OPERATOR(XavierFill, XavierFillOp);
+REGISTER_CUDA_OPERATOR(MSRAFill, MSRAFillOp);
+REGISTER_CUDA_OPERATOR(RangeFill, RangeFillOp);
+REGISTER_CUDA_OPERATOR(DiagonalFill, DiagonalFillOp);
 
 }  // namespace caffe2

@@ -1,0 +1,39 @@
+// OneHot: [indices (int64, N), index_size (one-element int64, CPU)] -> [one_hots (N, index_size)
+// float], one_hots[i][indices[i]] = 1 (spec ops §1.3). NO_GRADIENT.
+#include "core/gradient.h"
+#include "operators/tensor/tensor_util.h"
+
+namespace caffe2 {
+namespace {
+
+class OneHotOp final : public Operator<CPUContext> {
+ public:
+  using Operator<CPUContext>::Operator;
+  bool RunOnDevice() override {
+    const Tensor& indices = Input(0);
+    C2_ENFORCE(indices.ndim() == 1 && indices.IsType<int64_t>(),
+               "indices must be a 1-D int64 tensor, got ", indices.DebugString());
+    const int64_t size = ScalarInt(Input(1), "index_size");
+    C2_ENFORCE(size >= 0, "index_size must be non-negative, got ", size);
+    const int64_t n = indices.numel();
+    Tensor* out = Output(0);
+    out->Resize(n, size);
+    float* o = out->mutable_data<float>();
+    std::fill(o, o + n * size, 0.f);
+    const int64_t* idx = indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      C2_ENFORCE(idx[i] >= 0 && idx[i] < size, "index ", idx[i], " at position ", i,
+                 " out of range for index_size ", size);
+      o[i * size + idx[i]] = 1.f;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+REGISTER_CPU_OPERATOR(OneHot, OneHotOp);
+OPERATOR_SCHEMA(OneHot).NumInputs(2).NumOutputs(1).SetDoc("One-hot float rows for int64 indices.");
+REGISTER_GRADIENT(OneHot, NoGradient);
+
+}  // namespace caffe2

@@ -8,11 +8,18 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/nn_parallel.h"
 
 namespace caffe2 {
 namespace {
+
+using ArrF = Eigen::Array<float, Eigen::Dynamic, 1>;
+using CMapArr = Eigen::Map<const ArrF>;
+using MapArr = Eigen::Map<ArrF>;
 
 struct LRNLayout {
   int64_t positions, C, stride;  // channel vectors, their length and element stride
@@ -42,24 +49,52 @@ class LRNBase : public Operator<CPUContext> {
     const int64_t N = X.dim(0), C = nchw ? X.dim(1) : X.dim(X.ndim() - 1);
     *S = N * C > 0 ? X.numel() / (N * C) : 0;
     LRNLayout l{N * *S, C, nchw ? *S : 1};
-    scale->assign(X.numel(), 0.0f);
+    scale->resize(X.numel());
     const float* x = X.data<float>();
-    const int half = (size_ - 1) / 2;
     const float a = alpha_ / size_;
-    std::vector<double> prefix(C + 1);
-    for (int64_t p = 0; p < l.positions; ++p) {
-      const int64_t base = l.Base(p, *S);
-      prefix[0] = 0;
-      for (int64_t c = 0; c < C; ++c) {
-        const double v = x[base + c * l.stride];
-        prefix[c + 1] = prefix[c] + v * v;
-      }
-      for (int64_t c = 0; c < C; ++c) {
-        const int64_t lo = std::max<int64_t>(0, c - half), hi = std::min<int64_t>(C, c + half + 1);
-        (*scale)[base + c * l.stride] = bias_ + a * static_cast<float>(prefix[hi] - prefix[lo]);
-      }
+    float* sc = scale->data();
+    if (nchw) {
+      // Squares, then the windowed sum over channel planes into the scale.
+      ParallelFor(N, X.numel(), [&](int, int64_t n0, int64_t n1) {
+        std::vector<float> sq(C * *S);
+        for (int64_t n = n0; n < n1; ++n) {
+          const int64_t off = n * C * *S;
+          MapArr(sq.data(), C * *S) = CMapArr(x + off, C * *S).square();
+          WindowSumPlanes(sq.data(), C, *S, sc + off);
+          MapArr(sc + off, C * *S) = MapArr(sc + off, C * *S) * a + bias_;
+        }
+      });
+      return l;
     }
+    ParallelFor(l.positions, X.numel(), [&](int, int64_t p0, int64_t p1) {
+      std::vector<double> prefix(C + 1);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t base = l.Base(p, *S);
+        prefix[0] = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          const double v = x[base + c * l.stride];
+          prefix[c + 1] = prefix[c] + v * v;
+        }
+        for (int64_t c = 0; c < C; ++c) {
+          const int64_t lo = std::max<int64_t>(0, c - Half()), hi = std::min<int64_t>(C, c + Half() + 1);
+          sc[base + c * l.stride] = bias_ + a * static_cast<float>(prefix[hi] - prefix[lo]);
+        }
+      }
+    });
     return l;
+  }
+
+  int Half() const { return (size_ - 1) / 2; }
+
+  // out[c] = sum of the planes q[c'] (S values each) for c' in the window of c, for C planes.
+  void WindowSumPlanes(const float* q, int64_t C, int64_t S, float* out) const {
+    ArrF run = ArrF::Zero(S);
+    for (int64_t c = 0; c < std::min<int64_t>(C, Half() + 1); ++c) run += CMapArr(q + c * S, S);
+    for (int64_t c = 0; c < C; ++c) {
+      MapArr(out + c * S, S) = run;
+      if (c + Half() + 1 < C) run += CMapArr(q + (c + Half() + 1) * S, S);
+      if (c - Half() >= 0) run -= CMapArr(q + (c - Half()) * S, S);
+    }
   }
 
   int size_;
@@ -79,7 +114,9 @@ class LRNOp final : public LRNBase {
     Y->ResizeLike(X);
     const float* x = X.data<float>();
     float* y = Y->mutable_data<float>();
-    for (int64_t i = 0; i < X.numel(); ++i) y[i] = x[i] * std::pow(scale[i], -beta_);
+    ParallelFor(X.numel(), X.numel() * 8, [&](int, int64_t b, int64_t e) {
+      MapArr(y + b, e - b) = CMapArr(x + b, e - b) * (CMapArr(scale.data() + b, e - b).log() * -beta_).exp();
+    });
     if (OutputSize() == 2) {
       Tensor* sc = Output(1);
       sc->ResizeLike(X);
@@ -107,22 +144,37 @@ class LRNGradientOp final : public LRNBase {
     const float* y = Y.data<float>();
     const float* dy = dY.data<float>();
     float* dx = dX->mutable_data<float>();
-    const int half = (size_ - 1) / 2;
     const float k = 2.0f * alpha_ * beta_ / size_;
-    std::vector<double> prefix(l.C + 1);
-    for (int64_t p = 0; p < l.positions; ++p) {
-      const int64_t base = l.Base(p, S);
-      prefix[0] = 0;
-      for (int64_t c = 0; c < l.C; ++c) {
-        const int64_t i = base + c * l.stride;
-        prefix[c + 1] = prefix[c] + static_cast<double>(dy[i]) * y[i] / scale[i];
-      }
-      for (int64_t c = 0; c < l.C; ++c) {
-        const int64_t i = base + c * l.stride;
-        const int64_t lo = std::max<int64_t>(0, c - half), hi = std::min<int64_t>(l.C, c + half + 1);
-        dx[i] = dy[i] * std::pow(scale[i], -beta_) - k * x[i] * static_cast<float>(prefix[hi] - prefix[lo]);
-      }
+    if (l.stride != 1) {
+      const int64_t N = X.dim(0), CS = l.C * S;
+      ParallelFor(N, X.numel(), [&](int, int64_t n0, int64_t n1) {
+        std::vector<float> ratio(CS), win(CS);
+        for (int64_t n = n0; n < n1; ++n) {
+          const int64_t off = n * CS;
+          const CMapArr sc(scale.data() + off, CS), g(dy + off, CS);
+          MapArr(ratio.data(), CS) = g * CMapArr(y + off, CS) / sc;
+          WindowSumPlanes(ratio.data(), l.C, S, win.data());
+          MapArr(dx + off, CS) = g * (sc.log() * -beta_).exp() - k * CMapArr(x + off, CS) * MapArr(win.data(), CS);
+        }
+      });
+      return true;
     }
+    ParallelFor(l.positions, X.numel(), [&](int, int64_t p0, int64_t p1) {
+      std::vector<double> prefix(l.C + 1);
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t base = l.Base(p, S);
+        prefix[0] = 0;
+        for (int64_t c = 0; c < l.C; ++c) {
+          const int64_t i = base + c * l.stride;
+          prefix[c + 1] = prefix[c] + static_cast<double>(dy[i]) * y[i] / scale[i];
+        }
+        for (int64_t c = 0; c < l.C; ++c) {
+          const int64_t i = base + c * l.stride;
+          const int64_t lo = std::max<int64_t>(0, c - Half()), hi = std::min<int64_t>(l.C, c + Half() + 1);
+          dx[i] = dy[i] * std::pow(scale[i], -beta_) - k * x[i] * static_cast<float>(prefix[hi] - prefix[lo]);
+        }
+      }
+    });
     return true;
   }
 };

@@ -3,8 +3,11 @@
 #include <cmath>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/nn_parallel.h"
 
 namespace caffe2 {
 
@@ -26,41 +29,71 @@ ChannelLayout GetChannelLayout(const Tensor& X, const std::string& order) {
 
 namespace {
 
-// Calls fn(c, i) for every element index i of channel c, in memory order.
+using ArrF = Eigen::Array<float, Eigen::Dynamic, 1>;
+using ArrD = Eigen::Array<double, Eigen::Dynamic, 1>;
+using CMap = Eigen::Map<const ArrF>;
+using MMap = Eigen::Map<ArrF>;
+
+// Kernels walk "units": the (n, c) planes of S values for NCHW, the rows of C values for NHWC.
+int64_t Units(const ChannelLayout& l) { return l.nchw ? l.N * l.C : l.N * l.S; }
+int64_t Numel(const ChannelLayout& l) { return l.N * l.C * l.S; }
+
+// Per-channel sums of f(unit values, channel) over all units, in double, split across threads.
+// f(k, u0, u1, acc) adds the contribution of units [u0, u1) to the C-long accumulators acc.
 template <class Fn>
-void ForEachElement(const ChannelLayout& l, Fn fn) {
-  if (l.nchw) {
-    for (int64_t n = 0; n < l.N; ++n)
-      for (int64_t c = 0; c < l.C; ++c) {
-        const int64_t base = (n * l.C + c) * l.S;
-        for (int64_t s = 0; s < l.S; ++s) fn(c, base + s);
-      }
-  } else {
-    for (int64_t r = 0; r < l.N * l.S; ++r)
-      for (int64_t c = 0; c < l.C; ++c) fn(c, r * l.C + c);
-  }
+void ReduceChannels(const ChannelLayout& l, int num_acc, Fn fn, std::vector<ArrD>* out) {
+  const int chunks = ParallelChunks(Units(l), Numel(l));
+  std::vector<std::vector<ArrD>> part(chunks, std::vector<ArrD>(num_acc, ArrD::Zero(l.C)));
+  ParallelFor(Units(l), Numel(l), [&](int k, int64_t u0, int64_t u1) { fn(u0, u1, &part[k]); });
+  out->assign(num_acc, ArrD::Zero(l.C));
+  for (auto& p : part)
+    for (int j = 0; j < num_acc; ++j) (*out)[j] += p[j];
 }
 
 }  // namespace
 
 void ChannelSums(const float* x, const ChannelLayout& l, double* sum, double* sumsq) {
-  for (int64_t c = 0; c < l.C; ++c) sum[c] = sumsq[c] = 0;
-  ForEachElement(l, [&](int64_t c, int64_t i) {
-    sum[c] += x[i];
-    sumsq[c] += static_cast<double>(x[i]) * x[i];
-  });
+  std::vector<ArrD> acc;
+  ReduceChannels(l, 2, [&](int64_t u0, int64_t u1, std::vector<ArrD>* a) {
+    for (int64_t u = u0; u < u1; ++u) {
+      if (l.nchw) {
+        const CMap v(x + u * l.S, l.S);
+        (*a)[0][u % l.C] += v.sum();
+        (*a)[1][u % l.C] += v.square().sum();
+      } else {
+        const CMap v(x + u * l.C, l.C);
+        (*a)[0] += v.cast<double>();
+        (*a)[1] += v.square().cast<double>();
+      }
+    }
+  }, &acc);
+  for (int64_t c = 0; c < l.C; ++c) {
+    sum[c] = acc[0][c];
+    sumsq[c] = acc[1][c];
+  }
 }
 
 void ChannelBackpropSums(const float* x, const float* dy, const float* mean, const float* inv_std,
                          const ChannelLayout& l, float* dscale, float* dbias) {
-  std::vector<double> ds(l.C, 0.0), db(l.C, 0.0);
-  ForEachElement(l, [&](int64_t c, int64_t i) {
-    db[c] += dy[i];
-    ds[c] += (x[i] - mean[c]) * dy[i];
-  });
+  std::vector<ArrD> acc;
+  const CMap m(mean, l.C);
+  ReduceChannels(l, 2, [&](int64_t u0, int64_t u1, std::vector<ArrD>* a) {
+    for (int64_t u = u0; u < u1; ++u) {
+      if (l.nchw) {
+        const int64_t c = u % l.C;
+        const CMap xv(x + u * l.S, l.S), g(dy + u * l.S, l.S);
+        (*a)[0][c] += ((xv - mean[c]) * g).sum();
+        (*a)[1][c] += g.sum();
+      } else {
+        const CMap xv(x + u * l.C, l.C), g(dy + u * l.C, l.C);
+        (*a)[0] += ((xv - m) * g).cast<double>();
+        (*a)[1] += g.cast<double>();
+      }
+    }
+  }, &acc);
   for (int64_t c = 0; c < l.C; ++c) {
-    dbias[c] = static_cast<float>(db[c]);
-    dscale[c] = static_cast<float>(ds[c] * inv_std[c]);
+    dscale[c] = static_cast<float>(acc[0][c] * inv_std[c]);
+    dbias[c] = static_cast<float>(acc[1][c]);
   }
 }
 
@@ -71,10 +104,36 @@ void CheckChannelVector(const Tensor& t, int64_t C, const char* name) {
              " floats (one per channel)");
 }
 
+// out = p * in1 + q * in2 + r with per-channel p, q, r (in2 may be null when q is unused).
+void ChannelAffine2(const float* in1, const std::vector<float>& p, const float* in2, const std::vector<float>& q,
+                    const std::vector<float>& r, const ChannelLayout& l, float* out) {
+  ParallelFor(Units(l), Numel(l), [&](int, int64_t u0, int64_t u1) {
+    const CMap P(p.data(), l.C), R(r.data(), l.C);
+    for (int64_t u = u0; u < u1; ++u) {
+      if (l.nchw) {
+        const int64_t c = u % l.C;
+        MMap o(out + u * l.S, l.S);
+        if (in2) {
+          o = CMap(in1 + u * l.S, l.S) * p[c] + CMap(in2 + u * l.S, l.S) * q[c] + r[c];
+        } else {
+          o = CMap(in1 + u * l.S, l.S) * p[c] + r[c];
+        }
+      } else {
+        MMap o(out + u * l.C, l.C);
+        if (in2) {
+          o = CMap(in1 + u * l.C, l.C) * P + CMap(in2 + u * l.C, l.C) * CMap(q.data(), l.C) + R;
+        } else {
+          o = CMap(in1 + u * l.C, l.C) * P + R;
+        }
+      }
+    }
+  });
+}
+
 // y = x * a[c] + b[c], per channel.
 void ApplyAffine(const float* x, const std::vector<float>& a, const std::vector<float>& b,
                  const ChannelLayout& l, float* y) {
-  ForEachElement(l, [&](int64_t c, int64_t i) { y[i] = x[i] * a[c] + b[c]; });
+  ChannelAffine2(x, a, nullptr, a, b, l, y);
 }
 
 class SpatialBNOp final : public Operator<CPUContext> {
@@ -233,7 +292,7 @@ class SpatialBNGradientOp final : public Operator<CPUContext> {
         b[c] = -a[c] * inv_std[c] * dscale[c] * inv_m;
         k[c] = -a[c] * dbias[c] * inv_m - b[c] * mean[c];
       }
-      ForEachElement(l, [&](int64_t c, int64_t i) { dx[i] = a[c] * dy[i] + b[c] * x[i] + k[c]; });
+      ChannelAffine2(dy, a, x, b, k, l, dx);
     }
     Tensor* dS = Output(1);
     Tensor* dB = Output(2);

@@ -21,10 +21,12 @@ def layer_norm_ref(X, axis, eps):
 
 
 class TestLayerNorm(hu.HypothesisTestCase):
-    @given(X=hu.tensor(min_dim=2, max_dim=4, min_value=2), axis=st.integers(1, 3),
-           eps=st.sampled_from([1e-5, 1e-2]))
+    @given(shape=st.lists(st.integers(3, 4), min_size=2, max_size=4), axis=st.integers(1, 3),
+           eps=st.sampled_from([1e-5, 1e-2]), seed=st.integers(0, 1000))
     @settings(deadline=None, max_examples=10)
-    def test_reference_and_gradient(self, X, axis, eps):
+    def test_reference_and_gradient(self, shape, axis, eps, seed):
+        # Well-spread rows: finite differences of a near-constant row are not meaningful.
+        X = np.random.RandomState(seed).randn(*shape).astype(np.float32)
         axis = min(axis, X.ndim - 1)
         op = core.CreateOperator("LayerNorm", ["X"], ["Y", "mean", "stdev"], axis=axis, epsilon=eps)
         self.assertReferenceChecks(CPU, op, [X], lambda X: layer_norm_ref(X, axis, eps), threshold=1e-3)

@@ -1,4 +1,4 @@
-// InstanceNorm: [X, scale (C), bias (C)] -> [Y, mean?, inv_std?] (spec ops §1.3). Every (n, c) plane
+// InstanceNorm: [X, scale (C), bias (C)] -> [Y, mean?, inv_std?] (1 to 3 outputs; spec ops §1.3). Every (n, c) plane
 // is normalized over its spatial values: Y = (X - mean_nc) * inv_std_nc * scale_c + bias_c, with the
 // biased variance and inv_std = 1 / sqrt(var + epsilon). mean and inv_std are (N, C).
 // Args epsilon (1e-5), order (NCHW default, or NHWC); X has rank 3 to 5. Y may overwrite X.
@@ -165,18 +165,17 @@ class GetInstanceNormGradient final : public GradientMakerBase {
 REGISTER_CPU_OPERATOR(InstanceNorm, InstanceNormOp);
 OPERATOR_SCHEMA(InstanceNorm)
     .NumInputs(3)
-    .NumOutputs({1, 3})
+    .NumOutputs(1, 3)
     .AllowInplace({{0, 0}})
     .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {
       std::vector<TensorShape> out{in.at(0)};
-      if (def.output_size() == 3) {
+      if (def.output_size() > 1) {
         const bool nchw = ArgumentHelper(def).GetSingleArgument<std::string>("order", "NCHW") != "NHWC";
         TensorShape s;
         s.set_data_type(TensorProto::FLOAT);
         s.add_dims(in[0].dims(0));
         s.add_dims(in[0].dims(nchw ? 1 : in[0].dims_size() - 1));
-        out.push_back(s);
-        out.push_back(s);
+        out.resize(def.output_size(), s);
       }
       return out;
     })

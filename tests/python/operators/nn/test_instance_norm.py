@@ -24,7 +24,7 @@ def instance_norm_ref(X, scale, bias, eps, order):
 
 class TestInstanceNorm(hu.HypothesisTestCase):
     @given(n=st.integers(1, 3), c=st.integers(1, 3), hw=st.sampled_from([(3,), (2, 2), (2, 1, 2)]),
-           order=st.sampled_from(["NCHW", "NHWC"]), seed=st.integers(0, 1000), outputs=st.sampled_from([1, 3]),
+           order=st.sampled_from(["NCHW", "NHWC"]), seed=st.integers(0, 1000), outputs=st.sampled_from([1, 2, 3]),
            in_place=st.booleans())
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, n, c, hw, order, seed, outputs, in_place):
@@ -33,7 +33,7 @@ class TestInstanceNorm(hu.HypothesisTestCase):
         X = rng.randn(*shape).astype(np.float32)
         scale = (rng.rand(c) + 0.5).astype(np.float32)
         bias = rng.randn(c).astype(np.float32)
-        outs = (["X"] if in_place else ["Y"]) + (["mean", "inv_std"] if outputs == 3 else [])
+        outs = (["X"] if in_place else ["Y"]) + ["mean", "inv_std"][:outputs - 1]
         op = core.CreateOperator("InstanceNorm", ["X", "scale", "bias"], outs, epsilon=1e-3, order=order)
         self.assertReferenceChecks(CPU, op, [X, scale, bias],
                                    lambda *a: instance_norm_ref(*a, 1e-3, order)[:outputs], threshold=1e-3)
@@ -56,6 +56,9 @@ class TestInstanceNorm(hu.HypothesisTestCase):
         X = np.zeros((2, 3, 4), np.float32)
         self.assertRunOpRaises(CPU, op, [X, np.ones(2, np.float32), np.zeros(3, np.float32)],
                                exception=RuntimeError, regexp=r"^\[InstanceNorm\] scale \(2,\) must hold 3 floats")
-        op2 = core.CreateOperator("InstanceNorm", ["X", "s", "b"], ["Y", "m"])
-        self.assertRunOpRaises(CPU, op2, [X, np.ones(3, np.float32), np.zeros(3, np.float32)],
-                               exception=RuntimeError, regexp="2 outputs given")
+        op4 = core.CreateOperator("InstanceNorm", ["X", "s", "b"], ["Y", "m", "i", "j"])
+        self.assertRunOpRaises(CPU, op4, [X, np.ones(3, np.float32), np.zeros(3, np.float32)],
+                               exception=RuntimeError, regexp="4 outputs given, but the op produces 1 to 3")
+        op5 = core.CreateOperator("InstanceNorm", ["X", "s", "b"], ["Y"], order="CHW")
+        self.assertRunOpRaises(CPU, op5, [X, np.ones(3, np.float32), np.zeros(3, np.float32)],
+                               exception=RuntimeError, regexp="order must be NCHW or NHWC, got 'CHW'")

@@ -189,3 +189,34 @@ class TestSpatialBN(hu.HypothesisTestCase):
         with self.assertRaisesRegex(RuntimeError, "must be the same blob: this op runs in place"):
             workspace.FeedBlob("X", X)
             workspace.RunOperatorOnce(core.CreateOperator("SpatialBN", names, ["Y", "rm2", "v", "sm", "siv"]))
+
+
+class TestSpatialBNInANet(hu.HypothesisTestCase):
+    def test_training_net_with_autodiff(self):
+        """SpatialBN -> Relu-free chain -> Dropout -> SoftmaxWithLoss, gradients by AddGradientOperators,
+        with the running statistics updated in place across iterations."""
+        rng = np.random.RandomState(0)
+        X = rng.randn(4, 3, 2, 2).astype(np.float32)
+        for name, value in dict(X=X, s=np.ones(3, np.float32), b=np.zeros(3, np.float32),
+                                rm=np.zeros(3, np.float32), rv=np.ones(3, np.float32),
+                                label=np.array([0, 1, 2, 3], np.int32)).items():
+            workspace.FeedBlob(name, value)
+        net = core.Net("bn_train")
+        net.SpatialBN(["X", "s", "b", "rm", "rv"], ["Y", "rm", "rv", "sm", "siv"], momentum=0.5)
+        net.Dropout(["Y"], ["D", "mask"], ratio=0.0)
+        net.SoftmaxWithLoss(["D", "label"], ["P", "loss"], axis=1)
+        net.AddGradientOperators(["loss"])
+        types = [op.type for op in net.Proto().op]
+        self.assertIn("SpatialBNGradient", types)
+        self.assertIn("DropoutGrad", types)
+        workspace.RunNetOnce(net)
+        workspace.RunNetOnce(net)
+        mean = X.mean(axis=(0, 2, 3))
+        np.testing.assert_allclose(workspace.FetchBlob("rm"), 0.75 * mean, rtol=1e-4, atol=1e-6)
+        self.assertEqual(workspace.FetchBlob("X_grad").shape, X.shape)
+        self.assertEqual(workspace.FetchBlob("s_grad").shape, (3,))
+        # dbias = sum of the loss gradient at each channel's positions; dloss/dlogits = (P - onehot) / N.
+        P = workspace.FetchBlob("P").reshape(4, 12)
+        dlogits = (P - np.eye(12, dtype=np.float32)[[0, 1, 2, 3]]) / 4
+        np.testing.assert_allclose(workspace.FetchBlob("b_grad"), dlogits.reshape(4, 3, 4).sum(axis=(0, 2)),
+                                   rtol=1e-4, atol=1e-6)

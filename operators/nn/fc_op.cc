@@ -2,6 +2,8 @@
 // X is viewed as (M, K) with M = prod(X.dims[:axis]); W as (N, K) with N = prod(W.dims[:axis_w]).
 // Y has dims X.dims[:axis] + [N].
 // FCGradient: [X, W, dY] -> [dW, db, dX] with dW = dY^T X, db = column sums of dY, dX = dY W.
+// FCTransposed / FCTransposedGradient: the same with W stored as (K, N), viewed with K =
+// prod(W.dims[:axis_w]) and N = prod(W.dims[axis_w:]): Y = X W + b, dW = X^T dY, dX = dY W^T.
 #include <Eigen/Core>
 
 #include "core/gradient.h"
@@ -18,20 +20,22 @@ struct FCShape {
   int64_t M, K, N;
 };
 
-FCShape CheckShapes(const Tensor& X, const Tensor& W, int axis, int axis_w) {
+FCShape CheckShapes(const Tensor& X, const Tensor& W, int axis, int axis_w, bool transposed) {
   const int ax = axis < 0 ? axis + X.ndim() : axis;
   const int axw = axis_w < 0 ? axis_w + W.ndim() : axis_w;
   C2_ENFORCE(ax >= 0 && ax <= X.ndim(), "axis ", axis, " out of range for X ", Tensor::DimsString(X.dims()));
   C2_ENFORCE(axw >= 0 && axw <= W.ndim(), "axis_w ", axis_w, " out of range for W ",
              Tensor::DimsString(W.dims()));
-  FCShape s{X.size_to_dim(ax), X.size_from_dim(ax), W.size_to_dim(axw)};
-  C2_ENFORCE(W.size_from_dim(axw) == s.K, "X ", Tensor::DimsString(X.dims()), " has ", s.K,
-             " features per row but W ", Tensor::DimsString(W.dims()), " expects ", W.size_from_dim(axw));
+  const int64_t w_k = transposed ? W.size_to_dim(axw) : W.size_from_dim(axw);
+  FCShape s{X.size_to_dim(ax), X.size_from_dim(ax), transposed ? W.size_from_dim(axw) : W.size_to_dim(axw)};
+  C2_ENFORCE(w_k == s.K, "X ", Tensor::DimsString(X.dims()), " has ", s.K,
+             " features per row but W ", Tensor::DimsString(W.dims()), " expects ", w_k);
   C2_ENFORCE(X.IsType<float>() && W.IsType<float>(), "FC supports float tensors, got X ",
              X.meta().name, " and W ", W.meta().name);
   return s;
 }
 
+template <bool kTransposed>
 class FCOp final : public Operator<CPUContext> {
  public:
   FCOp(const OperatorDef& def, Workspace* ws)
@@ -43,7 +47,7 @@ class FCOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& b = Input(2);
-    FCShape s = CheckShapes(X, W, axis_, axis_w_);
+    FCShape s = CheckShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(b.numel() == s.N && b.IsType<float>(), "b ", Tensor::DimsString(b.dims()),
                " must hold ", s.N, " floats");
     std::vector<int64_t> dims(X.dims().begin(), X.dims().begin() + (axis_ < 0 ? axis_ + X.ndim() : axis_));
@@ -51,7 +55,12 @@ class FCOp final : public Operator<CPUContext> {
     Tensor* Y = Output(0);
     Y->Resize(dims);
     Map y(Y->mutable_data<float>(), s.M, s.N);
-    y.noalias() = ConstMap(X.data<float>(), s.M, s.K) * ConstMap(W.data<float>(), s.N, s.K).transpose();
+    ConstMap x(X.data<float>(), s.M, s.K);
+    if (kTransposed) {
+      y.noalias() = x * ConstMap(W.data<float>(), s.K, s.N);
+    } else {
+      y.noalias() = x * ConstMap(W.data<float>(), s.N, s.K).transpose();
+    }
     y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b.data<float>(), s.N);
     return true;
   }
@@ -60,6 +69,7 @@ class FCOp final : public Operator<CPUContext> {
   int axis_, axis_w_;
 };
 
+template <bool kTransposed>
 class FCGradientOp final : public Operator<CPUContext> {
  public:
   FCGradientOp(const OperatorDef& def, Workspace* ws)
@@ -71,20 +81,29 @@ class FCGradientOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& dY = Input(2);
-    FCShape s = CheckShapes(X, W, axis_, axis_w_);
+    FCShape s = CheckShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
                s.M, " x ", s.N, " values");
     ConstMap dy(dY.data<float>(), s.M, s.N);
     Tensor* dW = Output(0);
     dW->ResizeLike(W);
-    Map(dW->mutable_data<float>(), s.N, s.K).noalias() = dy.transpose() * ConstMap(X.data<float>(), s.M, s.K);
+    ConstMap x(X.data<float>(), s.M, s.K);
+    if (kTransposed) {
+      Map(dW->mutable_data<float>(), s.K, s.N).noalias() = x.transpose() * dy;
+    } else {
+      Map(dW->mutable_data<float>(), s.N, s.K).noalias() = dy.transpose() * x;
+    }
     Tensor* db = Output(1);
     db->Resize(s.N);
     Eigen::Map<Eigen::RowVectorXf>(db->mutable_data<float>(), s.N) = dy.colwise().sum();
     if (OutputSize() == 3) {
       Tensor* dX = Output(2);
       dX->ResizeLike(X);
-      Map(dX->mutable_data<float>(), s.M, s.K).noalias() = dy * ConstMap(W.data<float>(), s.N, s.K);
+      if (kTransposed) {
+        Map(dX->mutable_data<float>(), s.M, s.K).noalias() = dy * ConstMap(W.data<float>(), s.K, s.N).transpose();
+      } else {
+        Map(dX->mutable_data<float>(), s.M, s.K).noalias() = dy * ConstMap(W.data<float>(), s.N, s.K);
+      }
     }
     return true;
   }
@@ -100,7 +119,15 @@ class GetFCGradient final : public GradientMakerBase {
   }
 };
 
-std::vector<TensorShape> FCInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+class GetFCTransposedGradient final : public GradientMakerBase {
+  using GradientMakerBase::GradientMakerBase;
+  std::vector<OperatorDef> GetGradientDefs() override {
+    return SingleGradientDef("FCTransposedGradient", "", {I(0), I(1), GO(0)}, {GI(1), GI(2), GI(0)});
+  }
+};
+
+std::vector<TensorShape> FCShapeInference(const OperatorDef& def, const std::vector<TensorShape>& in,
+                                         bool transposed) {
   ArgumentHelper args(def);
   int axis = args.GetSingleArgument<int>("axis", 1);
   int axis_w = args.GetSingleArgument<int>("axis_w", 1);
@@ -112,14 +139,18 @@ std::vector<TensorShape> FCInference(const OperatorDef& def, const std::vector<T
   y.set_data_type(x.data_type());
   for (int i = 0; i < axis; ++i) y.add_dims(x.dims(i));
   int64_t n = 1;
-  for (int i = 0; i < axis_w; ++i) n *= w.dims(i);
+  for (int i = transposed ? axis_w : 0; i < (transposed ? w.dims_size() : axis_w); ++i) n *= w.dims(i);
   y.add_dims(n);
   return {y};
 }
 
+std::vector<TensorShape> FCInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+  return FCShapeInference(def, in, false);
+}
+
 }  // namespace
 
-REGISTER_CPU_OPERATOR(FC, FCOp);
+REGISTER_CPU_OPERATOR(FC, FCOp<false>);
 OPERATOR_SCHEMA(FC)
     .NumInputs(3)
     .NumOutputs(1)
@@ -146,7 +177,25 @@ OPERATOR_SCHEMA(FC)
     .Output(0, "Y", "Output (M, N)");
 REGISTER_GRADIENT(FC, GetFCGradient);
 
-REGISTER_CPU_OPERATOR(FCGradient, FCGradientOp);
+REGISTER_CPU_OPERATOR(FCGradient, FCGradientOp<false>);
 OPERATOR_SCHEMA(FCGradient).NumInputs(3).NumOutputs(2, 3);
+
+REGISTER_CPU_OPERATOR(FCTransposed, FCOp<true>);
+OPERATOR_SCHEMA(FCTransposed)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {
+      return FCShapeInference(def, in, true);
+    })
+    .Arg("axis", "X is flattened to 2-D at this axis (default 1)")
+    .Arg("axis_w", "W is flattened to 2-D at this axis (default 1)")
+    .SetDoc("Fully connected layer with W stored as (K, N): Y = X W + b.")
+    .Input(0, "X", "Input, flattened to (M, K)")
+    .Input(1, "W", "Weights (K, N)")
+    .Input(2, "b", "Bias (N)")
+    .Output(0, "Y", "Output (M, N)");
+REGISTER_GRADIENT(FCTransposed, GetFCTransposedGradient);
+REGISTER_CPU_OPERATOR(FCTransposedGradient, FCGradientOp<true>);
+OPERATOR_SCHEMA(FCTransposedGradient).NumInputs(3).NumOutputs(2, 3);
 
 }  // namespace caffe2

@@ -31,7 +31,7 @@ def args(op):
     out = {}
     for a in op.arg:
         if a.HasField('f'):
-            out[a.name] = a.f
+            out[a.name] = round(a.f, 6)  # stored as float32
         elif a.HasField('i'):
             out[a.name] = a.i
         elif a.HasField('s'):

@@ -19,8 +19,23 @@ import traceback
 log = logging.getLogger("timeout_guard")
 
 
+def _thread_stacks(only_ident=None):
+    """The Python stacks of the live threads (or of one thread)."""
+    lines = []
+    for ident, frame in sys._current_frames().items():
+        if only_ident is not None and ident != only_ident:
+            continue
+        lines.append("\n# ThreadID: %s" % ident)
+        for filename, lineno, name, line in traceback.extract_stack(frame):
+            lines.append('File: "%s", line %d, in %s' % (
+                filename, lineno, name))
+            if line:
+                lines.append("  %s" % line.strip())
+    return "\n".join(lines)
+
+
 class WatcherThread(threading.Thread):
-    """Daemon thread that fires unless `completed` is set in time."""
+    """Daemon thread that fires unless disarmed within timeout_secs."""
 
     def __init__(self, timeout_secs):
         threading.Thread.__init__(self)
@@ -31,59 +46,38 @@ class WatcherThread(threading.Thread):
         self.caller_thread = threading.current_thread()
 
     def run(self):
-        started = time.time()
-        self.condition.acquire()
-        while time.time() - started < self.timeout_secs and \
-                not self.completed:
-            self.condition.wait(self.timeout_secs - (time.time() - started))
-        self.condition.release()
-        if not self.completed:
-            log.error("[timeout_guard] Timed out after {} secs".format(
-                self.timeout_secs))
-            log.error("[timeout_guard] Stacks of all threads:")
-            code = []
-            for threadId, stack in sys._current_frames().items():
-                if threadId == self.caller_thread.ident:
-                    code.append("\n# ThreadID: %s" % threadId)
-                    for filename, lineno, name, line in \
-                            traceback.extract_stack(stack):
-                        code.append('File: "%s", line %d, in %s' % (
-                            filename, lineno, name))
-                        if line:
-                            code.append("  %s" % (line.strip()))
-            log.error("\n".join(code))
+        deadline = time.time() + self.timeout_secs
+        with self.condition:
+            while not self.completed and time.time() < deadline:
+                self.condition.wait(deadline - time.time())
+        if self.completed:
+            return
+        log.error("[timeout_guard] Timed out after {} secs".format(
+            self.timeout_secs))
+        log.error("[timeout_guard] Stack of the guarded thread:%s",
+                  _thread_stacks(self.caller_thread.ident))
+        print("Caller thread was: {}".format(self.caller_thread))
+        # Signal the main thread itself, so that a blocking call there is
+        # interrupted too.
+        if hasattr(signal, 'pthread_kill'):
+            signal.pthread_kill(threading.main_thread().ident,
+                                signal.SIGINT)
+        else:
             os.kill(os.getpid(), signal.SIGINT)
 
-            def forcequit():
-                time.sleep(10.0)
-                log.info("Prepared output, dumping threads. ")
-                print("Caller thread was: {}".format(self.caller_thread))
-                print("-----After force------")
-                code = []
-                for threadId, stack in sys._current_frames().items():
-                    code.append("\n# ThreadID: %s" % threadId)
-                    for filename, lineno, name, line in \
-                            traceback.extract_stack(stack):
-                        code.append('File: "%s", line %d, in %s' % (
-                            filename, lineno, name))
-                        if line:
-                            code.append("  %s" % (line.strip()))
-                print("\n".join(code))
-                log.error("Process did not terminate cleanly in 10 s, "
-                          "forcing")
-                os.abort()
+        def forcequit():
+            time.sleep(10.0)
+            print("-----After force------")
+            print(_thread_stacks())
+            log.error("Process did not terminate cleanly in 10 s, forcing")
+            os.abort()
 
-            forcet = threading.Thread(target=forcequit, args=())
-            forcet.daemon = True
-            forcet.start()
-            print("Caller thread was: {}".format(self.caller_thread))
-            print("-----------------------")
+        threading.Thread(target=forcequit, daemon=True).start()
 
     def disarm(self):
-        self.condition.acquire()
-        self.completed = True
-        self.condition.notify()
-        self.condition.release()
+        with self.condition:
+            self.completed = True
+            self.condition.notify()
 
 
 @contextlib.contextmanager

@@ -120,8 +120,11 @@ def _global_init_net(predictor_export_meta):
     net.Load(
         [predictor_constants.PREDICTOR_DBREADER],
         predictor_export_meta.parameters)
-    net.Proto().external_input.extend([
-        predictor_constants.PREDICTOR_DBREADER])
+    # Net.Load already declared the reader as an external input.
+    if predictor_constants.PREDICTOR_DBREADER not in \
+            net.Proto().external_input:
+        net.Proto().external_input.extend([
+            predictor_constants.PREDICTOR_DBREADER])
     net.Proto().external_output.extend(predictor_export_meta.parameters)
 
     # Add the model_id in the predict_net to the global_init_net

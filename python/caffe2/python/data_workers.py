@@ -149,7 +149,8 @@ class DataInputCoordinator(object):
                 self._errors.append(e)
                 self._active = False
                 return
-            if arrays is None:
+            if arrays is None:  # nothing yet: try again shortly
+                time.sleep(0.01)
                 continue
             with self._metrics_lock:
                 self._metrics['fetched_batches'] += 1

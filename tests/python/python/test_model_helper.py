@@ -177,7 +177,8 @@ def test_extract_predictor_net():
     model.AddGradientOperators([loss])
     predict_net, params = model_helper.ExtractPredictorNet(
         model.net.Proto(), ["data"], ["fc"])
-    assert predict_net.Proto().name.startswith("train_predict")
+    assert predict_net.Proto().name.startswith(
+        model.net.Proto().name + "_predict")
     assert [op.type for op in predict_net.Proto().op] == ["FC"]
     assert sorted(params) == ["fc_b", "fc_w"]
     assert list(predict_net.Proto().external_output) == ["fc"]

@@ -12,7 +12,8 @@ import inspect
 import sys
 
 from caffe2.python.model_helper import ModelHelper
-from caffe2.python.helpers.algebra import transpose, sum, batch_mat_mul
+# The helpers are imported to be registered below.
+from caffe2.python.helpers.algebra import transpose, sum, batch_mat_mul  # noqa
 from caffe2.python.helpers.arg_scope import get_current_scope, arg_scope
 from caffe2.python.helpers.array_helpers import concat, depth_concat
 from caffe2.python.helpers.control_ops import cond, loop

@@ -51,8 +51,7 @@ class CNNModelHelper(ModelHelper):
         return brew.video_input(self, blob_in, blob_out, **kwargs)
 
     def PadImage(self, blob_in, blob_out, **kwargs):
-        # Forward to net: the arg scope would add cuDNN arguments PadImage
-        # does not take.
+        # Straight to the net: PadImage takes none of the arg-scope keys.
         return self.net.PadImage(blob_in, blob_out, **kwargs)
 
     def ConvNd(self, *args, **kwargs):
@@ -128,7 +127,7 @@ class CNNModelHelper(ModelHelper):
         return brew.concat(self, *args, order=self.order, **kwargs)
 
     def DepthConcat(self, *args, **kwargs):
-        """The old depth concat function - we should move to use concat."""
+        """[Deprecated] Concat."""
         logging.warning("DepthConcat is deprecated: use Concat instead.")
         return self.Concat(*args, **kwargs)
 

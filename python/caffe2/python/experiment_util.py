@@ -77,7 +77,6 @@ class ModelTrainerLog(object):
         for k in sorted(additional_values.keys()):
             logdict[k] = additional_values[k]
 
-        # Write the headers if they are not written yet
         if self.headers is None:
             self.headers = list(logdict.keys())
             self.logstr(",".join(self.headers))

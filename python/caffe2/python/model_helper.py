@@ -354,7 +354,8 @@ def ExtractPredictorNet(net_proto, input_blobs, output_blobs, device=None,
 
     ops = list(net_proto.op)
 
-    # Find the range of ops that produce the outputs from the inputs.
+    # Only ops between the first reader of an input and the last writer of
+    # an output can belong to the predictor.
     try:
         first_op_with_input = min(
             j for j in range(len(ops))
@@ -404,8 +405,6 @@ def ExtractPredictorNet(net_proto, input_blobs, output_blobs, device=None,
             logging.debug("Op {} had unknown inputs: {}".format(
                 op.type, set(op.input).difference(known_blobs)))
 
-    # Predictor net's external inputs and outputs include only those that
-    # are part of this net.
     predict_proto.external_input.extend(external_inputs)
     predict_proto.external_output.extend(external_outputs)
 

@@ -20,10 +20,8 @@ logger.setLevel(logging.INFO)
 try:
     import pydot
 except ImportError:
-    logger.info(
-        'Cannot import pydot, which is required for drawing a network. This '
-        'can usually be installed in python with "pip install pydot" or, on '
-        'Debian, "apt-get install python3-pydot graphviz".')
+    logger.info('pydot is not installed (Debian: python3-pydot, plus '
+                'graphviz to render); only GetGraphInJson works.')
     print('net_drawer will not run correctly. Please install the correct '
           'dependencies.')
     pydot = None
@@ -47,7 +45,8 @@ def _require_pydot():
 
 
 def _rectify_operator_and_name(operators_or_net, name):
-    """Gets the operators and name for the pydot graph."""
+    """(ops, graph name) of a NetDef, an object with Proto(), or a list
+    of ops."""
     if isinstance(operators_or_net, caffe2_pb2.NetDef):
         operators = operators_or_net.op
         if name is None:
@@ -286,8 +285,7 @@ def GetGraphInJson(operators_or_net, output_filepath):
             strid = _escape_label(
                 output_name + str(node_name_counts[output_name]))
             if strid in blob_strid_to_node_id:
-                # we are overwriting an existing blob. need to update the
-                # count.
+                # A blob written again is a new version: a new node.
                 node_name_counts[output_name] += 1
                 strid = _escape_label(
                     output_name + str(node_name_counts[output_name]))
@@ -338,65 +336,47 @@ def GetGraphPngSafe(func, *args, **kwargs):
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Caffe2 net drawer.")
-    parser.add_argument(
-        "--input",
-        type=str, required=True,
-        help="The input protobuf file.")
-    parser.add_argument(
-        "--output_prefix",
-        type=str, default="",
-        help="The prefix to be added to the output filename.")
-    parser.add_argument(
-        "--minimal", action="store_true",
-        help="If set, produce a minimal visualization.")
-    parser.add_argument(
-        "--minimal_dependency", action="store_true",
-        help="If set, only draw minimal dependency.")
-    parser.add_argument(
-        "--append_output", action="store_true",
-        help="If set, append the output blobs to the operator names.")
-    parser.add_argument(
-        "--rankdir", type=str, default="LR",
-        help="The rank direction of the pydot graph.")
+    """CLI: writes `<prefix><graph>.dot` (and a PDF when graphviz is there)
+    for every net of a NetDef or PlanDef file."""
+    parser = argparse.ArgumentParser(description="Draws Caffe2 nets.")
+    parser.add_argument("--input", type=str, required=True,
+                        help="NetDef or PlanDef file (text or binary)")
+    parser.add_argument("--output_prefix", type=str, default="",
+                        help="prefix of the output file names")
+    parser.add_argument("--minimal", action="store_true",
+                        help="draw ops only")
+    parser.add_argument("--minimal_dependency", action="store_true",
+                        help="with --minimal, leave out implied edges")
+    parser.add_argument("--append_output", action="store_true",
+                        help="list each op's outputs in its node")
+    parser.add_argument("--rankdir", type=str, default="LR",
+                        help="graphviz rank direction (LR, TB...)")
     args = parser.parse_args()
-    with open(args.input, 'r') as fid:
+    with open(args.input, 'rb') as fid:
         content = fid.read()
-        graphs = utils.GetContentFromProtoString(
-            content, {
-                caffe2_pb2.PlanDef: GetOperatorMapForPlan,
-                caffe2_pb2.NetDef: lambda x: {x.name: x.op},
-            }
-        )
+    graphs = utils.GetContentFromProtoString(
+        content, {
+            caffe2_pb2.PlanDef: GetOperatorMapForPlan,
+            caffe2_pb2.NetDef: lambda x: {x.name: x.op},
+        })
+    producer = GetOpNodeProducer(args.append_output, **OP_STYLE)
     for key, operators in graphs.items():
         if args.minimal:
             graph = GetPydotGraphMinimal(
-                operators,
-                name=key,
-                rankdir=args.rankdir,
-                node_producer=GetOpNodeProducer(
-                    args.append_output, **OP_STYLE),
+                operators, name=key, rankdir=args.rankdir,
+                node_producer=producer,
                 minimal_dependency=args.minimal_dependency)
         else:
-            graph = GetPydotGraph(
-                operators,
-                name=key,
-                rankdir=args.rankdir,
-                node_producer=GetOpNodeProducer(
-                    args.append_output, **OP_STYLE))
+            graph = GetPydotGraph(operators, name=key, rankdir=args.rankdir,
+                                  node_producer=producer)
         filename = args.output_prefix + graph.get_name() + '.dot'
         graph.write(filename, format='raw')
-        pdf_filename = filename[:-3] + 'pdf'
         try:
-            graph.write_pdf(pdf_filename)
-        except Exception:
-            print(
-                'Error when writing out the pdf file. Pydot requires graphviz '
-                'to convert dot files to pdf, and you may not have installed '
-                'graphviz. On ubuntu this can usually be installed with '
-                '"sudo apt-get install graphviz". We have generated the '
-                '.dot file but will not be able to generate pdf file for now.'
-            )
+            graph.write_pdf(filename[:-3] + 'pdf')
+        except Exception as e:
+            print('Wrote {} but no PDF: graphviz (the `dot` program, Debian '
+                  'package graphviz) is needed to render it ({})'.format(
+                      filename, e))
 
 
 if __name__ == '__main__':

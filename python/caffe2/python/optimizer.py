@@ -695,8 +695,7 @@ def _build(model, optimizer, weights_only=False, use_param_info_optim=True,
            max_gradient_norm=None, allow_lr_injection=False):
     param_to_device = _get_param_to_device(model)
 
-    # Validate there are no duplicate params
-    model.Validate()
+    model.Validate()  # no parameter twice
 
     params = []
     for param_info in model.GetOptimizationParamInfo():

@@ -18,7 +18,8 @@ def _ConvBase(model, is_nd, blob_in, blob_out, dim_in, dim_out, kernel,
             kernels = kernel
     else:
         if isinstance(kernel, list):
-            assert len(kernel) == 2, "Conv support only a 2D kernel."
+            assert len(kernel) == 2, (
+                "brew.conv takes a 2-d kernel, got {}".format(kernel))
             kernels = kernel
         else:
             kernels = [kernel] * 2

@@ -99,7 +99,8 @@ def spatial_bn(model, blob_in, blob_out, dim_in, init_scale=1.,
     blob_outputs = model.net.SpatialBN(
         [blob_in, scale, bias, blob_outs[1], blob_outs[2]], blob_outs,
         order=order, **kwargs)
-    # Return the output; the running mean and inv-var are updated in place.
+    # The running statistics are updated in place; only the output is
+    # returned.
     return blob_outputs[0]
 
 

@@ -9,7 +9,7 @@ def image_input(model, blob_in, blob_out, order="NCHW",
     if order == 'NCHW':
         if use_gpu_transform:
             kwargs['use_gpu_transform'] = 1 if use_gpu_transform else 0
-            # GPU transform will handle NHWC -> NCHW
+            # The GPU transform writes NCHW itself.
             outputs = model.net.ImageInput(blob_in, blob_out, **kwargs)
         else:
             outputs = model.net.ImageInput(

@@ -28,7 +28,7 @@ def accuracy(model, blob_in, blob_out, **kwargs):
     dev = kwargs['device_option'] if 'device_option' in kwargs \
         else scope.CurrentDeviceScope()
     is_cpu = dev is None or dev.device_type == caffe2_pb2.CPU
-    # The GPU Accuracy only supports top_k == 1.
+    # top_k > 1 is computed on the host.
     if not is_cpu and 'top_k' in kwargs and kwargs['top_k'] > 1:
         pred_host = model.net.CopyGPUToCPU(blob_in[0], blob_in[0] + "_host")
         label_host = model.net.CopyGPUToCPU(
@@ -48,7 +48,6 @@ def add_weight_decay(model, weight_decay):
         [], 'wd', shape=[1], value=weight_decay)
     ONE = model.param_init_net.ConstantFill([], "ONE", shape=[1], value=1.0)
     for param in _get_weights(model):
-        # Equivalent to: grad += wd * param
         grad = model.param_to_grad[param]
         model.net.WeightedSum(
             [grad, ONE, param, wd],

@@ -127,7 +127,6 @@ def _global_init_net(predictor_export_meta):
             predictor_constants.PREDICTOR_DBREADER])
     net.Proto().external_output.extend(predictor_export_meta.parameters)
 
-    # Add the model_id in the predict_net to the global_init_net
     utils.AddModelIdArg(predictor_export_meta, net.Proto())
     return net.Proto()
 
@@ -139,7 +138,6 @@ def get_meta_net_def(predictor_export_meta, ws=None):
     ws = ws or workspace.C.Workspace.current
     meta_net_def = metanet_pb2.MetaNetDef()
 
-    # Predict net is the core network that we use.
     utils.AddNet(meta_net_def, predictor_export_meta.predict_init_name(),
                  utils.create_predict_init_net(ws, predictor_export_meta))
     utils.AddNet(meta_net_def, predictor_export_meta.global_init_name(),
@@ -187,8 +185,6 @@ def load_from_db(filename, db_type, device_option=None):
     """Reads the MetaNetDef of an export (parameters are loaded by its
     global-init net, which reads `!!PREDICTOR_DBREADER` created here). A
     device option (or the active DeviceScope) is copied into every op."""
-    # global_init_net in meta_net_def will load parameters from
-    # predictor_constants.PREDICTOR_DBREADER
     create_db = core.CreateOperator(
         'CreateDB', [],
         [core.BlobReference(predictor_constants.PREDICTOR_DBREADER)],
@@ -196,7 +192,7 @@ def load_from_db(filename, db_type, device_option=None):
     assert workspace.RunOperatorOnce(create_db), (
         'Failed to create db {}'.format(filename))
 
-    # predictor_constants.META_NET_DEF is always stored before the parameters
+    # save_to_db writes the MetaNetDef as the first record.
     load_meta_net_def = core.CreateOperator(
         'Load',
         [core.BlobReference(predictor_constants.PREDICTOR_DBREADER)],
@@ -213,7 +209,6 @@ def load_from_db(filename, db_type, device_option=None):
         device_option = scope.CurrentDeviceScope()
 
     if device_option is not None:
-        # Set the device options of all loaded blobs
         for kv in meta_net_def.nets:
             net = kv.value
             for op in net.op:

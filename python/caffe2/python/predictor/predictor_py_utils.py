@@ -32,9 +32,8 @@ def create_predict_init_net(ws, predictor_export_meta):
                     "{} not in workspace but needed for shape: {}".format(
                         blob, ws.blobs))
             shape = ws.blobs[blob].fetch().shape
-        # Explicitly null-out the scope so users (e.g. PredictorGPU)
-        # can control (at a Net-global level) the DeviceOption of
-        # these filling operators.
+        # No device scope: the loader decides where these run, through
+        # the net's device option.
         with scope.EmptyDeviceScope():
             net.ConstantFill([], blob, shape=list(shape), value=0.0)
 
@@ -47,7 +46,6 @@ def create_predict_init_net(ws, predictor_export_meta):
     if predictor_export_meta.extra_init_net:
         net.AppendNet(predictor_export_meta.extra_init_net)
 
-    # Add the model_id in the predict_net to the init_net
     AddModelIdArg(predictor_export_meta, net.Proto())
     return net.Proto()
 
@@ -59,8 +57,7 @@ def get_comp_name(string, name):
 
 
 def _ProtoMapGet(field, key):
-    """Given the key, get the value of the repeated field.
-    Helper function used by protobuf since it doesn't have map construct"""
+    """The value for `key` in a repeated key/value field, or None."""
     for v in field:
         if v.key == key:
             return v.value

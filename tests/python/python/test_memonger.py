@@ -199,3 +199,57 @@ def test_optimize_interference_python_pass():
     assert result.blob_assignments
     assert np.array_equal(run_and_fetch(result.net, ["loss"])["loss"],
                           expected["loss"])
+
+
+def test_fan_out_gradient_accumulation_is_bit_identical():
+    """A blob read by two ops gets its gradient summed from two
+    contributions (`_<grad>_autosplit_0` + Sum): shared blobs must keep
+    that intact."""
+    rng = np.random.RandomState(3)
+    model = model_helper.ModelHelper(name="fanout")
+    with core.NameScope("gpu_0"):
+        init = lambda shape: ('GivenTensorFill', {
+            'values': rng.randn(*shape).astype(np.float32)})
+        h = brew.fc(model, "data", "h", 4, 6, weight_init=init((6, 4)))
+        a = brew.fc(model, h, "a", 6, 3, weight_init=init((3, 6)))
+        b = brew.fc(model, h, "b", 6, 3, weight_init=init((3, 6)))
+        s = model.net.Sum([a, b], "s")
+        c = brew.fc(model, s, "c", 3, 2, weight_init=init((2, 3)))
+        loss = model.AveragedLoss(c, "loss")
+    model.AddGradientOperators([loss])
+    assert any("autosplit" in o for op in model.net.Proto().op
+               for o in op.output)
+    workspace.FeedBlob("gpu_0/data", rng.randn(5, 4).astype(np.float32))
+    workspace.RunNetOnce(model.param_init_net)
+    grads = [str(g) for g in model.param_to_grad.values()]
+    expected = run_and_fetch(model.net.Proto(), grads)
+    optim = memonger.share_grad_blobs(
+        model.net, [loss], set(model.param_to_grad.values()), "gpu_0",
+        share_activations=True)
+    assert any(b.endswith("_shared") for b in blob_names(optim))
+    workspace.RunNetOnce(model.param_init_net)
+    got = run_and_fetch(optim, grads)
+    for name in grads:
+        assert np.array_equal(expected[name], got[name]), name
+
+
+def test_blobs_on_different_devices_are_not_shared():
+    net = caffe2_pb2.NetDef()
+    net.name = "devices"
+    net.external_input.extend(["x"])
+    net.external_output.extend(["out"])
+    cpu = core.DeviceOption(caffe2_pb2.CPU, 0)
+    gpu = core.DeviceOption(caffe2_pb2.CUDA, 0)
+    chain = [("x", "a", cpu), ("a", "b", cpu), ("b", "c", gpu),
+             ("c", "d", gpu), ("d", "e", cpu), ("e", "out", cpu)]
+    for src, dst, dev in chain:
+        net.op.extend([core.CreateOperator("Copy", [src], [dst],
+                                           device_option=dev)])
+    optim = memonger.optimize_inference_fast(net, [])
+    device_of = {dst: dev.device_type for _, dst, dev in chain}
+    slots = {}
+    for op, (_, orig, _) in zip(optim.op, chain):
+        slots.setdefault(op.output[0], set()).add(device_of[orig])
+    assert all(len(devices) == 1 for devices in slots.values())
+    assert len(slots) < len(chain)  # the CPU blobs a, d, e share
+    assert optim.op[-1].output[0] == "out"

@@ -45,6 +45,43 @@ std::unordered_map<std::string, Lifetime> ComputeLifetimes(const NetDef& net) {
   return life;
 }
 
+// Blobs an op with sub-nets (If, While, RecurrentNetwork...) touches, in its own lists or inside
+// the sub-nets: renaming them would have to reach into the sub-nets, so they are never shared.
+void CollectNetBlobs(const NetDef& net, std::unordered_set<std::string>* out) {
+  out->insert(net.external_input().begin(), net.external_input().end());
+  out->insert(net.external_output().begin(), net.external_output().end());
+  for (const auto& op : net.op()) {
+    out->insert(op.input().begin(), op.input().end());
+    out->insert(op.output().begin(), op.output().end());
+    for (const auto& arg : op.arg()) {
+      if (arg.has_n()) CollectNetBlobs(arg.n(), out);
+      for (const auto& n : arg.nets()) CollectNetBlobs(n, out);
+    }
+  }
+}
+
+std::unordered_set<std::string> PinnedBlobs(const NetDef& net) {
+  std::unordered_set<std::string> pinned;
+  for (const auto& op : net.op()) {
+    bool has_subnet = false;
+    for (const auto& arg : op.arg()) {
+      if (arg.has_n()) {
+        has_subnet = true;
+        CollectNetBlobs(arg.n(), &pinned);
+      }
+      for (const auto& n : arg.nets()) {
+        has_subnet = true;
+        CollectNetBlobs(n, &pinned);
+      }
+    }
+    if (has_subnet) {
+      pinned.insert(op.input().begin(), op.input().end());
+      pinned.insert(op.output().begin(), op.output().end());
+    }
+  }
+  return pinned;
+}
+
 int64_t NumElements(const std::map<std::string, std::vector<int64_t>>& shapes, const std::string& b) {
   auto it = shapes.find(b);
   if (it == shapes.end()) return -1;
@@ -61,6 +98,7 @@ NetDef Recycle(const NetDef& net, const std::function<bool(const std::string&)>&
   const auto life = ComputeLifetimes(net);
   std::unordered_set<std::string> external(net.external_input().begin(), net.external_input().end());
   external.insert(net.external_output().begin(), net.external_output().end());
+  const auto pinned = PinnedBlobs(net);
 
   struct Slot {
     std::string device;
@@ -78,7 +116,10 @@ NetDef Recycle(const NetDef& net, const std::function<bool(const std::string&)>&
     for (const auto& b : op.output()) {
       if (slot_of.count(b)) continue;
       const Lifetime& l = life.at(b);
-      if (l.first != i || !l.first_is_write || external.count(b) || !is_candidate(b)) continue;
+      if (l.first != i || !l.first_is_write || external.count(b) || pinned.count(b) ||
+          !is_candidate(b)) {
+        continue;
+      }
       const int64_t size = NumElements(shapes, b);
       int best = -1;
       for (int k = static_cast<int>(free_slots.size()) - 1; k >= 0; --k) {

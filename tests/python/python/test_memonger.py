@@ -253,3 +253,22 @@ def test_blobs_on_different_devices_are_not_shared():
     assert all(len(devices) == 1 for devices in slots.values())
     assert len(slots) < len(chain)  # the CPU blobs a, d, e share
     assert optim.op[-1].output[0] == "out"
+
+
+def test_blobs_of_ops_with_subnets_are_not_shared():
+    net = caffe2_pb2.NetDef()
+    net.external_input.extend(["x"])
+    net.external_output.extend(["out"])
+    sub = caffe2_pb2.NetDef()
+    sub.op.extend([core.CreateOperator("Copy", ["b"], ["inner"])])
+    net.op.extend([
+        core.CreateOperator("Copy", ["x"], ["a"]),
+        core.CreateOperator("Copy", ["a"], ["b"]),
+        core.CreateOperator("Copy", ["b"], ["c"], then_net=sub),
+        core.CreateOperator("Copy", ["c"], ["d"]),
+        core.CreateOperator("Copy", ["d"], ["out"]),
+    ])
+    optim = memonger.optimize_inference_fast(net, [])
+    names = blob_names(optim)
+    assert {"b", "c"} <= names  # touched by the op with a sub-net
+    assert "a" not in names and "d" not in names  # a and d share

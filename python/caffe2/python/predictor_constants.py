@@ -1,0 +1,3 @@
+"""caffe2.python.predictor_constants (the upstream import path)."""
+from caffe2.python.predictor.predictor_constants import (  # noqa: F401
+    predictor_constants)

@@ -398,7 +398,7 @@ def test_adagrad_matches_numpy():
 def test_gradient_clipping_matches_numpy():
     model = linear_model("clip_run")
     optimizer.build_sgd(model, 0.1, max_gradient_norm=0.5)
-    norm = np.sqrt((W_GRAD ** 2).sum() + 0.5 ** 2)  # fc_b grad is 0.5
+    norm = np.sqrt((W_GRAD ** 2).sum() + 1.0 ** 2)  # fc_b grad: two rows x 0.5
     ratio = 0.5 / max(norm, 0.5)
     np.testing.assert_allclose(_run_two_steps(model),
                                W0 - 2 * 0.1 * ratio * W_GRAD, rtol=1e-5)

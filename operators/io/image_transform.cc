@@ -137,22 +137,36 @@ void TransformImage(const cv::Mat& input, const int* box, const ImageTransformPa
   }
   const bool flip = train && p.mirror && UniformInt(rng, 0, 1) == 1;
   const int channels = sized.channels();
+  const int n = crop * crop;
+  const bool augment = train && channels == 3 && (p.color_jitter || p.color_lighting);
+  // Without colour augmentation the pixels are normalized as they are copied (one pass).
+  float mean[3] = {0, 0, 0}, inv_std[3] = {1, 1, 1};
+  if (!augment) {
+    for (int c = 0; c < channels; ++c) {
+      mean[c] = p.mean[c];
+      inv_std[c] = p.inv_std[c];
+    }
+  }
   for (int y = 0; y < crop; ++y) {
     const uint8_t* row = sized.ptr<uint8_t>(y0 + y) + x0 * channels;
     float* dst = out + static_cast<size_t>(y) * crop * channels;
-    for (int x = 0; x < crop; ++x) {
-      const uint8_t* src = row + (flip ? crop - 1 - x : x) * channels;
-      for (int c = 0; c < channels; ++c) dst[x * channels + c] = src[c];
+    if (channels == 3) {
+      for (int x = 0; x < crop; ++x) {
+        const uint8_t* src = row + (flip ? crop - 1 - x : x) * 3;
+        dst[3 * x] = (src[0] - mean[0]) * inv_std[0];
+        dst[3 * x + 1] = (src[1] - mean[1]) * inv_std[1];
+        dst[3 * x + 2] = (src[2] - mean[2]) * inv_std[2];
+      }
+    } else {
+      for (int x = 0; x < crop; ++x) dst[x] = (row[flip ? crop - 1 - x : x] - mean[0]) * inv_std[0];
     }
   }
-  const int n = crop * crop;
-  if (train && channels == 3) {
-    if (p.color_jitter) ColorJitter(p, rng, out, n);
-    if (p.color_lighting) ColorLighting(p.lighting_std, rng, out, n);
-  }
+  if (!augment) return;
+  if (p.color_jitter) ColorJitter(p, rng, out, n);
+  if (p.color_lighting) ColorLighting(p.lighting_std, rng, out, n);
   for (int i = 0; i < n; ++i) {
-    for (int c = 0; c < channels; ++c) {
-      float& v = out[i * channels + c];
+    for (int c = 0; c < 3; ++c) {
+      float& v = out[i * 3 + c];
       v = (v - p.mean[c]) * p.inv_std[c];
     }
   }

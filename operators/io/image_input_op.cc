@@ -171,6 +171,11 @@ ImageInputOp::ImageInputOp(const OperatorDef& def, Workspace* ws)
     t.inv_std.push_back(1.0f / s);
   }
   output_type_ = ParseOutputType(*this);
+  nchw_ = device().type == kCUDA && GetSingleArgument<int>("use_gpu_transform", 0) != 0;
+  if (nchw_) {
+    t.mirror_in_test = true;
+    t.color_jitter = t.color_lighting = false;
+  }
 
   const int threads = GetSingleArgument<int>("decode_threads", 4);
   C2_ENFORCE(threads >= 1, "decode_threads must be >= 1, got ", threads);
@@ -202,14 +207,23 @@ void ImageInputOp::DecodeItem(int i, uint32_t seed) {
   std::mt19937 rng(seed);
   const size_t item = static_cast<size_t>(transform_.crop) * transform_.crop * channels_;
   const int* box = record.has_box ? record.box : nullptr;
-  if (output_type_ == DataType::FLOAT) {
+  if (output_type_ == DataType::FLOAT && !nchw_) {
     float* out = static_cast<float*>(data_.raw_mutable_data()) + i * item;
     TransformImage(record.image, box, transform_, &rng, where, out);
   } else {
-    std::vector<float> scratch(item);
-    TransformImage(record.image, box, transform_, &rng, where, scratch.data());
-    float16* out = static_cast<float16*>(data_.raw_mutable_data()) + i * item;
-    for (size_t k = 0; k < item; ++k) out[k] = FloatToHalf(scratch[k]);
+    std::vector<float> hwc(item);
+    TransformImage(record.image, box, transform_, &rng, where, hwc.data());
+    const size_t plane = item / channels_;
+    auto index = [&](size_t k) {  // position of HWC element k in the output layout
+      return nchw_ ? (k % channels_) * plane + k / channels_ : k;
+    };
+    if (output_type_ == DataType::FLOAT) {
+      float* out = static_cast<float*>(data_.raw_mutable_data()) + i * item;
+      for (size_t k = 0; k < item; ++k) out[index(k)] = hwc[k];
+    } else {
+      float16* out = static_cast<float16*>(data_.raw_mutable_data()) + i * item;
+      for (size_t k = 0; k < item; ++k) out[index(k)] = FloatToHalf(hwc[k]);
+    }
   }
   record.image.release();
 }
@@ -220,7 +234,11 @@ void ImageInputOp::Prefetch() {
   values_.resize(batch_size_);
   records_.resize(batch_size_);
   for (int i = 0; i < batch_size_; ++i) r.Read(&keys_[i], &values_[i]);
-  data_.Resize(batch_size_, transform_.crop, transform_.crop, channels_);
+  if (nchw_) {
+    data_.Resize(batch_size_, channels_, transform_.crop, transform_.crop);
+  } else {
+    data_.Resize(batch_size_, transform_.crop, transform_.crop, channels_);
+  }
   data_.raw_mutable_data(TypeMeta::FromDataType(output_type_));
 
   std::vector<uint32_t> seeds(batch_size_);
@@ -260,6 +278,8 @@ void ImageInputOp::CopyPrefetched() {
 }
 
 REGISTER_CPU_OPERATOR(ImageInput, ImageInputOp);
+// Decoding stays on the host; CopyPrefetched copies the batch to the op's GPU.
+REGISTER_CUDA_OPERATOR(ImageInput, ImageInputOp);
 
 OPERATOR_SCHEMA(ImageInput)
     .NumInputs(0, 1)
@@ -301,6 +321,7 @@ caffe Datum (`use_caffe_datum`). The next batch is prepared in the background.
     .Arg("bounding_width", "(int, default -1) default crop box width")
     .Arg("is_test", "(int, default 0) centre crop, no random augmentation")
     .Arg("use_caffe_datum", "(int, default 0) records are caffe Datum")
+    .Arg("use_gpu_transform", "(int, default 0) CUDA only: NCHW output, mirror also in test, no colour augmentation")
     .Arg("output_type", "(int or string, default FLOAT) FLOAT or FLOAT16 data output")
     .Arg("decode_threads", "(int, default 4) decoding threads")
     .Arg("output_sizes", "(ints) row length of each extra output")

@@ -12,6 +12,9 @@
 // Records: TensorProtos [image, label, (weights for label types 3 and 4), extras..., (box)] where the
 // image is STRING (an encoded file) or BYTE (raw HWC), or a caffe::Datum (encoded or raw CHW).
 // Every argument of the spec is honoured on the CPU (see the schema doc in the .cc for the list).
+// On a CUDA device the same batch is copied to the GPU; with use_gpu_transform=1 the data output is
+// NCHW (batch_size, C, crop, crop) in output_type, mirrored also in test mode and without colour
+// jitter or lighting, as upstream's GPU transform (the layout change is done by the decode threads).
 // Randomness: each image gets its own generator seeded from the op's generator (seeded from the
 // DeviceOption's random_seed when set), so batches are reproducible whatever the thread timing.
 // Errors (corrupt record, wrong number of protos, undecodable image, image smaller than the crop,
@@ -50,6 +53,7 @@ class ImageInputOp final : public PrefetchOperator {
   ImageRecordFormat format_;
   ImageTransformParams transform_;
   DataType output_type_ = DataType::FLOAT;
+  bool nchw_ = false;  // use_gpu_transform on a CUDA device
   int channels_ = 3;
   std::unique_ptr<db::DBReader> owned_reader_;
   std::mt19937 rng_;

@@ -135,7 +135,7 @@ void TransformImage(const cv::Mat& input, const int* box, const ImageTransformPa
     x0 = (sized.cols - crop) / 2;
     y0 = (sized.rows - crop) / 2;
   }
-  const bool flip = train && p.mirror && UniformInt(rng, 0, 1) == 1;
+  const bool flip = (train || p.mirror_in_test) && p.mirror && UniformInt(rng, 0, 1) == 1;
   const int channels = sized.channels();
   const int n = crop * crop;
   const bool augment = train && channels == 3 && (p.color_jitter || p.color_lighting);

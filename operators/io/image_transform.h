@@ -19,6 +19,7 @@ struct ImageTransformParams {
   int crop = -1;
   bool is_test = false;
   bool mirror = false;
+  bool mirror_in_test = false;  // mirror even when is_test (upstream's use_gpu_transform path)
   int scale_jitter_type = 0;  // 1: Inception-style random-sized crop (training only)
   bool color_jitter = false;
   float saturation = 0.4f, brightness = 0.4f, contrast = 0.4f;

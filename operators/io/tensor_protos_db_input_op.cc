@@ -80,6 +80,8 @@ void TensorProtosDBInputOp::CopyPrefetched() {
 }
 
 REGISTER_CPU_OPERATOR(TensorProtosDBInput, TensorProtosDBInputOp);
+// Records are read on the host; CopyPrefetched copies the batch to the op's GPU.
+REGISTER_CUDA_OPERATOR(TensorProtosDBInput, TensorProtosDBInputOp);
 
 OPERATOR_SCHEMA(TensorProtosDBInput)
     .NumInputs(1)

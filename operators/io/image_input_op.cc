@@ -90,6 +90,45 @@ void FillRows(const std::vector<const ValueRow*>& rows, int64_t width, bool vect
   }
 }
 
+// Shapes from the arguments. The label and extra types depend on the records; the label is
+// reported as INT32 (FLOAT for weighted sparse labels), extras as FLOAT.
+std::vector<TensorShape> ImageInputInference(const OperatorDef& def,
+                                             const std::vector<TensorShape>&) {
+  ArgumentHelper args(def);
+  const int64_t batch = args.GetSingleArgument<int>("batch_size", 0);
+  const int64_t crop = args.GetSingleArgument<int>("crop", -1);
+  const int64_t channels = args.GetSingleArgument<int>("color", 1) ? 3 : 1;
+  const int label_type = args.GetSingleArgument<int>("label_type", SINGLE_LABEL);
+  const bool nchw = def.device_option().device_type() == kCUDA &&
+                    args.GetSingleArgument<int>("use_gpu_transform", 0) != 0;
+  bool half = false;
+  if (args.HasSingleArgumentOfType<std::string>("output_type")) {
+    std::string name = args.GetSingleArgument<std::string>("output_type", "float");
+    half = name == "float16" || name == "FLOAT16";
+  } else {
+    half = args.GetSingleArgument<int>("output_type", 1) == static_cast<int>(DataType::FLOAT16);
+  }
+  std::vector<TensorShape> out(def.output_size());
+  out[0].set_data_type(half ? TensorProto::FLOAT16 : TensorProto::FLOAT);
+  for (int64_t d : nchw ? std::vector<int64_t>{batch, channels, crop, crop}
+                        : std::vector<int64_t>{batch, crop, crop, channels}) {
+    out[0].add_dims(d);
+  }
+  out[1].add_dims(batch);
+  if (label_type != SINGLE_LABEL && label_type != SINGLE_LABEL_WEIGHTED) {
+    out[1].add_dims(args.GetSingleArgument<int>("num_labels", 0));
+  }
+  out[1].set_data_type(label_type == MULTI_LABEL_WEIGHTED_SPARSE ? TensorProto::FLOAT
+                                                                  : TensorProto::INT32);
+  const std::vector<int> sizes =
+      args.GetRepeatedArgument<int>("output_sizes", std::vector<int>(def.output_size() - 2, 1));
+  for (int i = 2; i < def.output_size() && i - 2 < static_cast<int>(sizes.size()); ++i) {
+    out[i].add_dims(batch);
+    out[i].add_dims(sizes[i - 2]);
+  }
+  return out;
+}
+
 }  // namespace
 
 ImageInputOp::ImageInputOp(const OperatorDef& def, Workspace* ws)
@@ -284,6 +323,7 @@ REGISTER_CUDA_OPERATOR(ImageInput, ImageInputOp);
 OPERATOR_SCHEMA(ImageInput)
     .NumInputs(0, 1)
     .NumOutputs(2, INT_MAX)
+    .TensorInference(ImageInputInference)
     .SetDoc(R"DOC(
 Reads `batch_size` image records from the DBReader, decodes them with OpenCV on `decode_threads`
 threads, resizes (short side to `scale`, or up to `minsize` / a random size in `random_scale`; `warp`

@@ -10,6 +10,11 @@
 // decode threads) is carried to the next Run(), which throws it with the original message; the
 // worker then goes on to prepare the batch after. Nothing is lost and Run() never waits forever.
 //
+// Readers: the worker reads one batch ahead, so a DBReader serialized while the op runs stands
+// after the batch in flight (a resumed run skips that batch); use no_prefetch for exact resumes.
+// The input blobs must outlive the op: replacing a reader blob (e.g. rerunning CreateDB into it)
+// while a net holding a prefetching op on it exists is undefined; destroy the net first.
+//
 // Shutdown: every subclass destructor must call Finalize() first, so the worker stops (after the
 // batch it is preparing) while the subclass's members still exist. Argument `no_prefetch` (bool,
 // default false) runs Prefetch() and CopyPrefetched() inline in Run() instead.

@@ -51,6 +51,8 @@ def png_records(images, labels=None):
 
 
 def run_image_input(path, batch_size, outputs=("data", "label"), seed=None, runs=1, **kwargs):
+    # A fresh workspace: the previous net's op may still be prefetching from the old reader blob.
+    workspace.ResetWorkspace()
     workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
                                                   db_type="lmdb"))
     op = core.CreateOperator("ImageInput", ["reader"], list(outputs), batch_size=batch_size,
@@ -456,3 +458,20 @@ def test_cuda_op_matches_the_cpu_op(tmp_path, gpu_transform, output_type):
         data = data.transpose(0, 2, 3, 1)
     np.testing.assert_allclose(data.astype(np.float32), cpu, atol=0.01)
     np.testing.assert_array_equal(label, cpu_label)
+
+
+def test_shape_inference_matches_the_outputs(tmp_path):
+    rng = np.random.RandomState(16)
+    images = [random_image(rng, 34, 34) for _ in range(2)]
+    protos = [[int32_proto([i]), float_proto([i, i])] for i in range(2)]
+    path = write_db(tmp_path, label_records(images, protos))
+    args = dict(scale=32, crop=30, is_test=1, label_type=1, num_labels=3, output_sizes=[2],
+                output_type="float16")
+    outs = run_image_input(path, 2, outputs=("data", "label", "extra"), **args)
+    net = core.Net("infer")
+    net.ImageInput(["reader"], ["data", "label", "extra"], batch_size=2, **args)
+    shapes, types = workspace.InferShapesAndTypes([net], {"reader": []})
+    for name, value in zip(["data", "label", "extra"], outs):
+        assert shapes[name] == list(value.shape), name
+    assert types["data"] == caffe2_pb2.TensorProto.FLOAT16
+    assert types["label"] == caffe2_pb2.TensorProto.INT32

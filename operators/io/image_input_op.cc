@@ -238,9 +238,7 @@ const db::DBReader& ImageInputOp::reader() const {
 }
 
 void ImageInputOp::DecodeItem(int i, uint32_t seed) {
-  const db::DBReader& r = reader();
-  const std::string where =
-      MakeString("record '", keys_[i], "' of ", r.db_type(), " DB '", r.source(), "'");
+  const std::string where = MakeString("record '", keys_[i], "' of ", db_name_);
   ImageRecord& record = records_[i];
   ParseImageRecord(values_[i], format_, where, &record);
   std::mt19937 rng(seed);
@@ -267,12 +265,16 @@ void ImageInputOp::DecodeItem(int i, uint32_t seed) {
   record.image.release();
 }
 
-void ImageInputOp::Prefetch() {
+void ImageInputOp::ReadInputs() {
   const db::DBReader& r = reader();
+  db_name_ = MakeString(r.db_type(), " DB '", r.source(), "'");
   keys_.resize(batch_size_);
   values_.resize(batch_size_);
-  records_.resize(batch_size_);
   for (int i = 0; i < batch_size_; ++i) r.Read(&keys_[i], &values_[i]);
+}
+
+void ImageInputOp::Prefetch() {
+  records_.resize(batch_size_);
   if (nchw_) {
     data_.Resize(batch_size_, channels_, transform_.crop, transform_.crop);
   } else {

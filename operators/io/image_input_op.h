@@ -40,6 +40,7 @@ class ImageInputOp final : public PrefetchOperator {
   ~ImageInputOp() override;
 
  protected:
+  void ReadInputs() override;
   void Prefetch() override;
   void CopyPrefetched() override;
 
@@ -59,7 +60,8 @@ class ImageInputOp final : public PrefetchOperator {
   std::mt19937 rng_;
   std::unique_ptr<ThreadPool> pool_;
 
-  // The batch being prepared.
+  // The batch being prepared: its raw records (read by ReadInputs) and what they become.
+  std::string db_name_;  // "<type> DB '<source>'", for errors
   std::vector<std::string> keys_, values_;
   std::vector<ImageRecord> records_;
   Tensor data_, label_;

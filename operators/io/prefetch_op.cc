@@ -24,7 +24,7 @@ void PrefetchOperator::WorkerLoop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [this] { return !prefetched_ || finalizing_; });
+      cv_.wait(lock, [this] { return (in_flight_ && !prefetched_) || finalizing_; });
       if (finalizing_) return;
     }
     std::exception_ptr error;
@@ -42,29 +42,37 @@ void PrefetchOperator::WorkerLoop() {
   }
 }
 
+void PrefetchOperator::StartNext() {
+  ReadInputs();
+  in_flight_ = true;
+  prefetched_ = false;
+  cv_.notify_all();
+}
+
 bool PrefetchOperator::RunOnDevice() {
   if (no_prefetch_) {
+    ReadInputs();
     Prefetch();
     CopyPrefetched();
     return true;
   }
-  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
   std::unique_lock<std::mutex> lock(mutex_);
+  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+  // Nothing in flight (first run, or the inputs of the next batch could not be read last time):
+  // read them now; an error here is this run's error.
+  if (!in_flight_) StartNext();
   cv_.wait(lock, [this] { return prefetched_; });
-  // Whatever happens below, the worker may start on the next batch once we are done here.
-  struct Release {
-    PrefetchOperator* op;
-    ~Release() {
-      op->prefetched_ = false;
-      op->cv_.notify_all();
-    }
-  } release{this};
-  if (error_) {
-    std::exception_ptr error = error_;
-    error_ = nullptr;
-    std::rethrow_exception(error);
+  in_flight_ = false;
+  std::exception_ptr error = error_;
+  error_ = nullptr;
+  if (!error) CopyPrefetched();  // if this throws, the next Run() starts over
+  try {
+    StartNext();
+  } catch (...) {
+    // Reported by the next Run(), which reads the inputs again; this run's batch is good.
+    if (!error) return true;
   }
-  CopyPrefetched();
+  if (error) std::rethrow_exception(error);
   return true;
 }
 

@@ -1,23 +1,28 @@
 // PrefetchOperator: the base of the input ops that prepare the next batch in the background
 // (ops spec §2.5), such as TensorProtosDBInput and ImageInput.
 //
-// A subclass implements Prefetch() (fill its own host-side buffers with the next batch; throw on
-// error) and CopyPrefetched() (copy those buffers into the outputs). The first Run() starts one
-// worker thread that calls Prefetch(); each Run() waits for the batch in flight, copies it out and
-// lets the worker start on the next one, so exactly one batch is prepared ahead while the net runs.
+// A subclass implements three steps:
+//   ReadInputs()     on the net's thread: take from the input blobs what the next batch needs (the
+//                    raw records of a DBReader). Only here may the op touch its inputs, since only
+//                    during Run() are they sure to exist: a reader blob replaced while the net
+//                    lives (an init net run twice) must never be read by a background thread.
+//   Prefetch()       on the worker thread: turn those inputs into the batch, in the subclass's own
+//                    buffers (parsing, decoding, augmenting); throw on error.
+//   CopyPrefetched() on the net's thread: copy the prepared batch into the outputs.
+// The first Run() reads the first batch's inputs and starts one worker thread; every Run() waits
+// for the batch in flight, copies it out and reads the inputs of the next one, so exactly one batch
+// is prepared while the net runs.
 //
 // Errors: an exception thrown by Prefetch() (on the worker, or rethrown by a subclass from its own
-// decode threads) is carried to the next Run(), which throws it with the original message; the
-// worker then goes on to prepare the batch after. Nothing is lost and Run() never waits forever.
+// decode threads) is carried to the next Run(), which throws it with the original message; the next
+// batch is then already on its way. Nothing is lost and Run() never waits forever.
 //
-// Readers: the worker reads one batch ahead, so a DBReader serialized while the op runs stands
-// after the batch in flight (a resumed run skips that batch); use no_prefetch for exact resumes.
-// The input blobs must outlive the op: replacing a reader blob (e.g. rerunning CreateDB into it)
-// while a net holding a prefetching op on it exists is undefined; destroy the net first.
+// Readers: inputs are read one batch ahead, so a DBReader serialized between runs stands after the
+// batch in flight (a resumed run skips that batch); use no_prefetch for exact resumes.
 //
 // Shutdown: every subclass destructor must call Finalize() first, so the worker stops (after the
 // batch it is preparing) while the subclass's members still exist. Argument `no_prefetch` (bool,
-// default false) runs Prefetch() and CopyPrefetched() inline in Run() instead.
+// default false) runs the three steps inline in Run() instead.
 #pragma once
 
 #include <condition_variable>
@@ -35,10 +40,11 @@ class PrefetchOperator : public OperatorBase {
   ~PrefetchOperator() override;
 
  protected:
-  // Prepares the next batch into the subclass's buffers. Runs on the worker thread, never
-  // concurrently with CopyPrefetched().
+  // Takes what the next batch needs from the inputs (net thread, worker idle).
+  virtual void ReadInputs() {}
+  // Prepares the next batch into the subclass's buffers (worker thread; no input blobs).
   virtual void Prefetch() = 0;
-  // Copies the prepared batch into the outputs (on the thread that runs the net).
+  // Copies the prepared batch into the outputs (net thread, worker idle).
   virtual void CopyPrefetched() = 0;
   // Stops and joins the worker; safe to call more than once.
   void Finalize();
@@ -47,11 +53,13 @@ class PrefetchOperator : public OperatorBase {
 
  private:
   void WorkerLoop();
+  void StartNext();  // with mutex_ held
 
   const bool no_prefetch_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  bool prefetched_ = false;  // a batch (or its error) is ready for Run()
+  bool in_flight_ = false;   // inputs were read; the worker prepares (or has prepared) the batch
+  bool prefetched_ = false;  // the batch in flight (or its error) is ready for Run()
   bool finalizing_ = false;
   std::exception_ptr error_;
   std::thread worker_;

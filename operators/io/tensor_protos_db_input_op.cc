@@ -28,18 +28,23 @@ TensorProtosDBInputOp::TensorProtosDBInputOp(const OperatorDef& def, Workspace* 
   for (int i = 0; i < OutputSize(); ++i) prefetched_.push_back(std::make_unique<Tensor>());
 }
 
-void TensorProtosDBInputOp::Prefetch() {
+void TensorProtosDBInputOp::ReadInputs() {
   const auto& reader = InputObject<db::DBReader>(0);
+  db_name_ = MakeString(reader.db_type(), " DB '", reader.source(), "'");
   const int records = batch_size_ > 0 ? batch_size_ : 1;
-  std::string key, value;
+  keys_.resize(records);
+  values_.resize(records);
+  for (int r = 0; r < records; ++r) reader.Read(&keys_[r], &values_[r]);
+}
+
+void TensorProtosDBInputOp::Prefetch() {
+  const int records = static_cast<int>(keys_.size());
   TensorProtos protos;
   Tensor item;
   for (int r = 0; r < records; ++r) {
-    reader.Read(&key, &value);
-    auto where = [&] {
-      return MakeString("record '", key, "' of ", reader.db_type(), " DB '", reader.source(),
-                        "'");
-    };
+    const std::string& key = keys_[r];
+    const std::string& value = values_[r];
+    auto where = [&] { return MakeString("record '", key, "' of ", db_name_); };
     C2_ENFORCE(protos.ParseFromString(value), where(), " is not a serialized TensorProtos (",
                value.size(), " bytes)");
     C2_ENFORCE(protos.protos_size() == OutputSize(), where(), " holds ", protos.protos_size(),

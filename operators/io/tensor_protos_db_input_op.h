@@ -25,11 +25,14 @@ class TensorProtosDBInputOp final : public PrefetchOperator {
   ~TensorProtosDBInputOp() override { Finalize(); }
 
  protected:
+  void ReadInputs() override;
   void Prefetch() override;
   void CopyPrefetched() override;
 
  private:
   const int batch_size_;
+  std::string db_name_;  // "<type> DB '<source>'", for errors
+  std::vector<std::string> keys_, values_;  // the raw records of the batch in flight
   std::vector<std::unique_ptr<Tensor>> prefetched_;
 };
 

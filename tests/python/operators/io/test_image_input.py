@@ -51,7 +51,7 @@ def png_records(images, labels=None):
 
 
 def run_image_input(path, batch_size, outputs=("data", "label"), seed=None, runs=1, **kwargs):
-    # A fresh workspace: the previous net's op may still be prefetching from the old reader blob.
+    # A fresh workspace for each configuration.
     workspace.ResetWorkspace()
     workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
                                                   db_type="lmdb"))

@@ -179,3 +179,32 @@ def test_prefetch_op_shuts_down_cleanly_mid_stream(tmp_path):
         workspace.RunNet(create_net(read_op(batch_size=7)))
         workspace.ResetWorkspace()
         create_reader(make_db(tmp_path, 50, name="db%d" % _))
+
+
+def test_replacing_the_reader_while_the_net_lives_is_safe(tmp_path):
+    # Rerunning an init net replaces the reader blob under a prefetching op: the background thread
+    # never touches the input blob, so the next runs read the new reader.
+    old, new = make_db(tmp_path, 20, name="old"), make_db(tmp_path, 20, make=lambda i: record(100 + i),
+                                                            name="new")
+    create_reader(old)
+    name = create_net(read_op(batch_size=4))
+    workspace.RunNet(name)
+    for _ in range(20):
+        create_reader(new)
+        workspace.RunNet(name)
+    assert all(workspace.FetchBlob("label") >= 100)
+
+
+def test_reader_blob_replaced_by_a_tensor_gives_an_error_then_recovers(tmp_path):
+    path = make_db(tmp_path, 8)
+    create_reader(path)
+    name = create_net(read_op(batch_size=2))
+    workspace.RunNet(name)  # 0, 1 (2, 3 in flight)
+    workspace.FeedBlob("reader", np.zeros(1, np.float32))
+    workspace.RunNet(name)  # the batch in flight is good; reading the next one fails quietly
+    np.testing.assert_array_equal(workspace.FetchBlob("label"), [2, 3])
+    with pytest.raises(RuntimeError, match="DBReader"):
+        workspace.RunNet(name)
+    create_reader(path)
+    workspace.RunNet(name)
+    np.testing.assert_array_equal(workspace.FetchBlob("label"), [0, 1])

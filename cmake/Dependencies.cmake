@@ -15,6 +15,10 @@ find_path(LEVELDB_INCLUDE_DIR leveldb/db.h REQUIRED)
 find_library(LEVELDB_LIBRARY leveldb REQUIRED)
 list(APPEND C2_PRIVATE_LIBS ${LMDB_LIBRARY} ${LEVELDB_LIBRARY})
 
+# OpenCV decodes and resizes images for ImageInput (only the modules it needs).
+find_package(OpenCV REQUIRED COMPONENTS core imgproc imgcodecs)
+list(APPEND C2_PRIVATE_LIBS opencv_core opencv_imgproc opencv_imgcodecs)
+
 if(C2_BUILD_PYTHON)
   find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module NumPy)
   find_package(pybind11 CONFIG REQUIRED)

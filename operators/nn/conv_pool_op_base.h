@@ -1,0 +1,116 @@
+// Arguments and output geometry shared by convolution and pooling (spec ops §1.2.1), device-neutral.
+//
+// Arguments (all optional unless noted):
+//   order            "NCHW" (default) or "NHWC"
+//   kernel | kernel_h + kernel_w | kernels            window size per spatial dim (required unless
+//                                                     global_pooling)
+//   stride | stride_h + stride_w | strides            default 1
+//   dilation | dilation_h + dilation_w | dilations    default 1
+//   pad | pad_t + pad_l + pad_b + pad_r | pads        default 0; `pads` is [heads..., tails...], so a
+//                                                     2-D list is [t, l, b, r]
+//   legacy_pad       0 NOTSET, 1 VALID, 2 SAME, 3 CAFFE_LEGACY_POOLING
+//   global_pooling   the window is the whole input (pads 0, strides 1, dilations 1 required)
+//   group            grouped convolution (read by Conv only)
+// The scalar forms (kernel, stride, dilation, pad) apply to every spatial dim of the input, so
+// `kernel=3` works for 1-D, 2-D and 3-D inputs; the _h/_w forms are 2-D; the list forms give one value
+// per spatial dim. Each quantity takes exactly one form: mixing them is an error, as is a partial
+// _h/_w or pad_t/l/b/r set, or an explicit pad together with legacy_pad VALID or SAME.
+//
+// Output size per spatial dim, with the dilated kernel dk = dilation * (k - 1) + 1:
+//   NOTSET   out = floor((in + pad_head + pad_tail - dk) / stride) + 1
+//   VALID    pads 0, out = floor((in - dk) / stride) + 1
+//   SAME     (dilation 1) out = ceil(in / stride); pad_needed = max(0, (out - 1) * stride + k - in);
+//            pad_head = pad_needed / 2, pad_tail = the rest
+//   CAFFE_LEGACY_POOLING (Caffe's ceil rule, only pad_head is read):
+//            out = ceil((in + 2 * pad_head - dk) / stride) + 1, minus 1 when pad_head > 0 and
+//            (out - 1) * stride >= in + pad_head; pad_tail = pad_head + stride * (out - floor_out),
+//            where floor_out is the NOTSET size, so the NOTSET formula reproduces `out`.
+// In every mode the padded input must hold at least one dilated window.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caffe2/proto/caffe2.pb.h"
+
+namespace caffe2 {
+
+class ArgumentHelper;
+
+enum class StorageOrder { NCHW, NHWC };
+enum class LegacyPadding { NOTSET = 0, VALID = 1, SAME = 2, CAFFE_LEGACY_POOLING = 3 };
+
+// "NCHW" / "NHWC"; anything else is an error.
+StorageOrder ParseStorageOrder(const std::string& order);
+const char* LegacyPaddingName(LegacyPadding p);
+
+// Output size and pads of one spatial dim under a padding mode (see the table above). pad_head and
+// pad_tail are read (NOTSET, CAFFE_LEGACY_POOLING) and written.
+int64_t ConvPoolOutputSize(int64_t in, int kernel, int stride, int dilation, LegacyPadding mode,
+                           int* pad_head, int* pad_tail);
+
+// The geometry of one call: batch, channels and, per spatial dim, the input and output sizes with
+// the kernel, stride, dilation and resolved pads.
+struct ConvPoolGeometry {
+  StorageOrder order = StorageOrder::NCHW;
+  int64_t N = 0, C = 0;
+  std::vector<int64_t> in, out;
+  std::vector<int> kernel, stride, dilation, pad_head, pad_tail;
+
+  int spatial_dims() const { return static_cast<int>(in.size()); }
+  int64_t in_image_size() const;   // product of `in`
+  int64_t out_image_size() const;  // product of `out`
+  int64_t kernel_size() const;     // product of `kernel`
+  // (N, channels, out...) for NCHW, (N, out..., channels) for NHWC.
+  std::vector<int64_t> OutputDims(int64_t channels) const;
+  // True when the window at every output is exactly one input element at the same position.
+  bool IsPointwise() const;
+
+  // The same geometry with the spatial dims padded at the front to three (size 1, kernel 1,
+  // stride 1, no pad), so one 3-D loop serves 1-D, 2-D and 3-D kernels.
+  struct Dims3 {
+    std::array<int64_t, 3> in, out;
+    std::array<int, 3> kernel, stride, dilation, pad;  // pad = head pad
+  };
+  Dims3 As3D() const;
+};
+
+// The parsed arguments of a conv or pool op, checked when the op is created. Resolve() then checks
+// them against an input and computes the geometry.
+class ConvPoolArgs {
+ public:
+  explicit ConvPoolArgs(const ArgumentHelper& args);
+
+  // Geometry for input dims `x` (N, C, spatial...) or (N, spatial..., C). Errors name the values.
+  ConvPoolGeometry Resolve(const std::vector<int64_t>& x) const;
+
+  StorageOrder order() const { return order_; }
+  LegacyPadding legacy_pad() const { return legacy_pad_; }
+  bool global_pooling() const { return global_pooling_; }
+  int group() const { return group_; }
+
+ private:
+  // One per-dim quantity: a single value for every dim (`uniform`) or one value per dim.
+  struct PerDim {
+    std::vector<int> values;
+    bool uniform = true;
+    std::string source;  // the argument it came from, for messages
+  };
+  static PerDim Parse(const ArgumentHelper& args, const std::string& scalar, const std::string& h,
+                      const std::string& w, const std::string& list, int dflt);
+  static std::vector<int> Expand(const PerDim& p, int n, int per_dim, const char* what);
+
+  StorageOrder order_;
+  LegacyPadding legacy_pad_;
+  bool global_pooling_;
+  int group_;
+  PerDim kernel_, stride_, dilation_, pads_;
+  bool pads_given_ = false;
+};
+
+// Tensor inference helper: the geometry for a TensorShape input.
+ConvPoolGeometry ResolveConvPoolShape(const OperatorDef& def, const TensorShape& x);
+
+}  // namespace caffe2

@@ -19,6 +19,9 @@ std::string JoinInts(const std::vector<int>& v) {
   return Tensor::DimsString(w);
 }
 
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
+
 }  // namespace
 
 StorageOrder ParseStorageOrder(const std::string& order) {
@@ -56,12 +59,13 @@ int64_t ConvPoolOutputSize(int64_t in, int kernel, int stride, int dilation, Leg
       return in > 0 ? out : 0;
     }
     case LegacyPadding::CAFFE_LEGACY_POOLING: {
+      // Caffe rounds up, so a window may hang over the end (even past a short input when
+      // stride > 1); the last window must start inside the image or the head pad.
       const int64_t span = in + 2 * static_cast<int64_t>(*pad_head) - dk;
-      if (span < 0) return 0;
-      int64_t out = (span + stride - 1) / stride + 1;
-      // Caffe makes the last window start inside the image or the head pad.
+      int64_t out = CeilDiv(span, stride) + 1;
       if (*pad_head > 0 && (out - 1) * stride >= in + *pad_head) --out;
-      const int64_t floor_out = span / stride + 1;
+      if (out < 1) return 0;
+      const int64_t floor_out = FloorDiv(span, stride) + 1;
       if (out != floor_out) {
         static std::atomic<bool> warned{false};
         if (!warned.exchange(true)) {

@@ -153,8 +153,8 @@ class TestPool(hu.HypothesisTestCase):
             op = core.CreateOperator(op_type, names, ["Z"], **kw)
             self.assertRunOpRaises(CPU, op, list(inputs), exception=RuntimeError, regexp=regexp)
         raises(r"^\[MaxPool\] the kernel size is not set")
-        raises(r"^\[AveragePool\] global_pooling requires pads 0, strides 1 and dilations 1, got pads 1, strides 1, dilations 1",
-               op_type="AveragePool", global_pooling=1, pad=1)
+        raises(r"^\[AveragePool\] global_pooling requires pads 0, strides 1 and dilations 1, got pads 1, "
+               r"strides 1, dilations 1", op_type="AveragePool", global_pooling=1, pad=1)
         raises(r"global_pooling requires .* strides 2", global_pooling=1, stride=2)
         raises(r"kernel 6 is larger than the padded input 6 \(size 4 \+ pads 1 \+ 1\)|kernel 7", kernel=7, pad=1)
         raises(r"legacy_pad VALID computes the pads itself; remove the explicit 'pad'", kernel=2, pad=0,

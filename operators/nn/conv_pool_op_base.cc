@@ -176,6 +176,7 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
   kernel_ = Parse(args, "kernel", "kernel_h", "kernel_w", "kernels", 0);
   stride_ = Parse(args, "stride", "stride_h", "stride_w", "strides", 1);
   dilation_ = Parse(args, "dilation", "dilation_h", "dilation_w", "dilations", 1);
+  adj_ = Parse(args, "adj", "adj_h", "adj_w", "adjs", 0);
 
   // Pads: `pad`, the four pad_t/pad_l/pad_b/pad_r, or `pads`.
   std::vector<std::string> given;
@@ -228,6 +229,9 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
     C2_ENFORCE(d > 0, "dilations must be positive, got ", dilation_.source, " = ",
                JoinInts(dilation_.values));
   }
+  for (int a : adj_.values) {
+    C2_ENFORCE(a >= 0, "adjs must be non-negative, got ", adj_.source, " = ", JoinInts(adj_.values));
+  }
   for (int p : pads_.values) {
     C2_ENFORCE(p >= 0, "pads must be non-negative, got ", pads_.source, " = ", JoinInts(pads_.values));
   }
@@ -260,7 +264,7 @@ std::vector<int> ConvPoolArgs::Expand(const PerDim& p, int n, int per_dim, const
   return p.values;
 }
 
-ConvPoolGeometry ConvPoolArgs::Resolve(const std::vector<int64_t>& x) const {
+ConvPoolGeometry ConvPoolArgs::ResolveCommon(const std::vector<int64_t>& x) const {
   const bool nchw = order_ == StorageOrder::NCHW;
   C2_ENFORCE(x.size() >= 3 && x.size() <= 5, "X ", Tensor::DimsString(x), " must have 3 to 5 dims: ",
              nchw ? "(N, C, spatial...)" : "(N, spatial..., C)", " with 1 to 3 spatial dims");
@@ -281,7 +285,12 @@ ConvPoolGeometry ConvPoolArgs::Resolve(const std::vector<int64_t>& x) const {
   g.pad_head.assign(pads.begin(), pads.begin() + n);
   g.pad_tail.assign(pads.begin() + n, pads.end());
   g.out.resize(n);
-  for (int i = 0; i < n; ++i) {
+  return g;
+}
+
+ConvPoolGeometry ConvPoolArgs::Resolve(const std::vector<int64_t>& x) const {
+  ConvPoolGeometry g = ResolveCommon(x);
+  for (int i = 0; i < g.spatial_dims(); ++i) {
     g.out[i] = ConvPoolOutputSize(g.in[i], g.kernel[i], g.stride[i], g.dilation[i], legacy_pad_,
                                   &g.pad_head[i], &g.pad_tail[i]);
     if (g.out[i] < 1) {
@@ -292,6 +301,24 @@ ConvPoolGeometry ConvPoolArgs::Resolve(const std::vector<int64_t>& x) const {
                " + pads ", g.pad_head[i], " + ", tail, ") in spatial dim ", i, " of X ",
                Tensor::DimsString(x));
     }
+  }
+  return g;
+}
+
+ConvPoolGeometry ConvPoolArgs::ResolveTranspose(const std::vector<int64_t>& x) const {
+  C2_ENFORCE(legacy_pad_ != LegacyPadding::CAFFE_LEGACY_POOLING,
+             "legacy_pad CAFFE_LEGACY_POOLING does not apply to a transposed convolution");
+  ConvPoolGeometry g = ResolveCommon(x);
+  g.adj = Expand(adj_, g.spatial_dims(), 1, "adjs");
+  for (int i = 0; i < g.spatial_dims(); ++i) {
+    C2_ENFORCE(g.adj[i] <= g.stride[i], "adj ", g.adj[i], " must not exceed the stride ", g.stride[i],
+               " in spatial dim ", i);
+    C2_ENFORCE(g.in[i] >= 1, "X ", Tensor::DimsString(x), " has an empty spatial dim ", i);
+    if (legacy_pad_ != LegacyPadding::NOTSET) g.pad_head[i] = g.pad_tail[i] = 0;
+    const int64_t dk = static_cast<int64_t>(g.dilation[i]) * (g.kernel[i] - 1) + 1;
+    g.out[i] = (g.in[i] - 1) * g.stride[i] + dk + g.adj[i] - g.pad_head[i] - g.pad_tail[i];
+    C2_ENFORCE(g.out[i] >= 1, "pads ", g.pad_head[i], " + ", g.pad_tail[i], " remove the whole output ",
+               (g.in[i] - 1) * g.stride[i] + dk + g.adj[i], " of spatial dim ", i, " of X ", Tensor::DimsString(x));
   }
   return g;
 }

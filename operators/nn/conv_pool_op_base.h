@@ -58,6 +58,7 @@ struct ConvPoolGeometry {
   int64_t N = 0, C = 0;
   std::vector<int64_t> in, out;
   std::vector<int> kernel, stride, dilation, pad_head, pad_tail;
+  std::vector<int> adj;  // ConvTranspose only
 
   int spatial_dims() const { return static_cast<int>(in.size()); }
   int64_t in_image_size() const;   // product of `in`
@@ -85,6 +86,11 @@ class ConvPoolArgs {
 
   // Geometry for input dims `x` (N, C, spatial...) or (N, spatial..., C). Errors name the values.
   ConvPoolGeometry Resolve(const std::vector<int64_t>& x) const;
+  // ConvTranspose's geometry for input dims `x`: `in` holds X's spatial dims and `out` Y's, with
+  // out = (in - 1) * stride + dk + adj - pad_head - pad_tail (VALID and SAME: no pads, as upstream;
+  // CAFFE_LEGACY_POOLING is an error). adj (adj | adj_h + adj_w | adjs, default 0) must lie in
+  // [0, stride].
+  ConvPoolGeometry ResolveTranspose(const std::vector<int64_t>& x) const;
 
   StorageOrder order() const { return order_; }
   LegacyPadding legacy_pad() const { return legacy_pad_; }
@@ -106,7 +112,9 @@ class ConvPoolArgs {
   LegacyPadding legacy_pad_;
   bool global_pooling_;
   int group_;
-  PerDim kernel_, stride_, dilation_, pads_;
+  ConvPoolGeometry ResolveCommon(const std::vector<int64_t>& x) const;
+
+  PerDim kernel_, stride_, dilation_, pads_, adj_;
   bool pads_given_ = false;
 };
 

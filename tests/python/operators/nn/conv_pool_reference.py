@@ -113,3 +113,23 @@ def to_nhwc(x):
 
 def to_nchw(x):
     return np.ascontiguousarray(np.moveaxis(x, -1, 1))
+
+
+def conv_transpose_nchw(X, W, b, strides, dilations, heads, tails, adjs, group=1):
+    """Scatter form of the transposed convolution of X (N, C, in...) with W (C, M/group, k...)."""
+    N, C = X.shape[:2]
+    spatial, kernel = X.shape[2:], W.shape[2:]
+    cg, mg = C // group, W.shape[1]
+    full = [(n - 1) * s + d * (k - 1) + 1 + a for n, s, d, k, a in zip(spatial, strides, dilations, kernel, adjs)]
+    Y = np.zeros((N, mg * group) + tuple(full))
+    for offs in itertools.product(*[range(k) for k in kernel]):
+        sl = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
+                   for o, d, s, n in zip(offs, dilations, strides, spatial))
+        for g in range(group):
+            w = W[(slice(g * cg, (g + 1) * cg), slice(None)) + offs].astype(np.float64)
+            Y[(slice(None), slice(g * mg, (g + 1) * mg)) + sl] += np.einsum(
+                'cm,nc...->nm...', w, X[:, g * cg:(g + 1) * cg])
+    Y = Y[(slice(None), slice(None)) + tuple(slice(h, f - t) for h, t, f in zip(heads, tails, full))]
+    if b is not None:
+        Y += b.reshape((1, -1) + (1,) * len(spatial))
+    return Y.astype(np.float32)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "core/gradient.h"
 #include "operators/common/parallel_for.h"
@@ -35,15 +36,25 @@ inline Span WindowSpan(int64_t o, int dim, const Dims3& g) {
   return s;
 }
 
+// The spans of every output position of one plane, per dim (computed once per plane: the integer
+// divisions in WindowSpan would otherwise dominate small windows).
+struct PlaneSpans {
+  std::vector<Span> d, h, w;
+  explicit PlaneSpans(const Dims3& g) {
+    std::vector<Span>* dims[] = {&d, &h, &w};
+    for (int i = 0; i < 3; ++i) {
+      for (int64_t o = 0; o < g.out[i]; ++o) dims[i]->push_back(WindowSpan(o, i, g));
+    }
+  }
+};
+
 // fn(output index, spans along d, h, w) for every output position, in order.
 template <class Fn>
-void ForEachWindow(const Dims3& g, Fn&& fn) {
+void ForEachWindow(const PlaneSpans& spans, Fn&& fn) {
   int64_t o = 0;
-  for (int64_t od = 0; od < g.out[0]; ++od) {
-    const Span sd = WindowSpan(od, 0, g);
-    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      const Span sh = WindowSpan(oh, 1, g);
-      for (int64_t ow = 0; ow < g.out[2]; ++ow) fn(o++, sd, sh, WindowSpan(ow, 2, g));
+  for (const Span& sd : spans.d) {
+    for (const Span& sh : spans.h) {
+      for (const Span& sw : spans.w) fn(o++, sd, sh, sw);
     }
   }
 }
@@ -102,8 +113,8 @@ void WithPooler(float p, Fn&& fn) {
 
 // One (image, channel) plane of NCHW.
 template <class Pooler>
-void ForwardPlane(const Pooler& pool, const Dims3& g, const float* x, float* y) {
-  ForEachWindow(g, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+void ForwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, float* y) {
+  ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     float a = pool.Init();
     ForEachInput(g, sd, sh, sw, [&](int64_t i) { a = pool.Acc(a, x[i]); });
     y[o] = pool.Finish(a, Count(sd, sh, sw));
@@ -112,8 +123,9 @@ void ForwardPlane(const Pooler& pool, const Dims3& g, const float* x, float* y) 
 
 // One NHWC image: positions of C contiguous channels.
 template <class Pooler>
-void ForwardImageNHWC(const Pooler& pool, const Dims3& g, int64_t C, const float* x, float* y) {
-  ForEachWindow(g, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+void ForwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C, const float* x,
+                      float* y) {
+  ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     float* yo = y + o * C;
     std::fill(yo, yo + C, pool.Init());
     ForEachInput(g, sd, sh, sw, [&](int64_t i) {
@@ -126,9 +138,9 @@ void ForwardImageNHWC(const Pooler& pool, const Dims3& g, int64_t C, const float
 }
 
 template <class Pooler>
-void BackwardPlane(const Pooler& pool, const Dims3& g, const float* x, const float* y, const float* dy,
-                   float* dx) {
-  ForEachWindow(g, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+void BackwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, const float* y,
+                   const float* dy, float* dx) {
+  ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     const int64_t count = Count(sd, sh, sw);
     const float yo = y[o], dyo = dy[o];
     ForEachInput(g, sd, sh, sw, [&](int64_t i) { dx[i] += pool.Grad(x[i], yo, dyo, count); });
@@ -136,9 +148,9 @@ void BackwardPlane(const Pooler& pool, const Dims3& g, const float* x, const flo
 }
 
 template <class Pooler>
-void BackwardImageNHWC(const Pooler& pool, const Dims3& g, int64_t C, const float* x, const float* y,
-                       const float* dy, float* dx) {
-  ForEachWindow(g, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
+void BackwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C, const float* x,
+                       const float* y, const float* dy, float* dx) {
+  ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     const int64_t count = Count(sd, sh, sw);
     const float* yo = y + o * C;
     const float* dyo = dy + o * C;
@@ -180,17 +192,18 @@ bool PoolOp<kKind>::RunOnDevice() {
   if (Y->numel() == 0) return true;
   const float* x = X.data<float>();
   const Dims3 d3 = g.As3D();
+  const PlaneSpans spans(d3);
   const int64_t I = g.in_image_size(), P = g.out_image_size(), C = g.C;
   const double visits = static_cast<double>(Y->numel()) * g.kernel_size();
   WithPooler<kKind>(p_, [&](const auto& pool) {
     if (g.order == StorageOrder::NCHW) {
       const int64_t planes = g.N * C;
       ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        for (int64_t i = b; i < e; ++i) ForwardPlane(pool, d3, x + i * I, y + i * P);
+        for (int64_t i = b; i < e; ++i) ForwardPlane(pool, d3, spans, x + i * I, y + i * P);
       });
     } else {
       ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        for (int64_t n = b; n < e; ++n) ForwardImageNHWC(pool, d3, C, x + n * I * C, y + n * P * C);
+        for (int64_t n = b; n < e; ++n) ForwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C);
       });
     }
   });
@@ -225,18 +238,19 @@ bool PoolGradientOp<kKind>::RunOnDevice() {
   const float* y = Y.data<float>();
   const float* dy = dY.data<float>();
   const Dims3 d3 = g.As3D();
+  const PlaneSpans spans(d3);
   const int64_t I = g.in_image_size(), P = g.out_image_size(), C = g.C;
   const double visits = static_cast<double>(dY.numel()) * g.kernel_size();
   WithPooler<kKind>(p_, [&](const auto& pool) {
     if (g.order == StorageOrder::NCHW) {
       const int64_t planes = g.N * C;
       ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        for (int64_t i = b; i < e; ++i) BackwardPlane(pool, d3, x + i * I, y + i * P, dy + i * P, dx + i * I);
+        for (int64_t i = b; i < e; ++i) BackwardPlane(pool, d3, spans, x + i * I, y + i * P, dy + i * P, dx + i * I);
       });
     } else {
       ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
         for (int64_t n = b; n < e; ++n) {
-          BackwardImageNHWC(pool, d3, C, x + n * I * C, y + n * P * C, dy + n * P * C, dx + n * I * C);
+          BackwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C, dy + n * P * C, dx + n * I * C);
         }
       });
     }

@@ -77,6 +77,70 @@ class Scratch {
   size_t used_ = 0;
 };
 
+// NCHW with fewer images than workers (batch-1 inference): the work of each image is split instead,
+// im2col and col2im over channels, the GEMMs over rows.
+void ForwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3, bool direct, int workers,
+                           const float* x, const float* w, const float* bias, float* col, float* y) {
+  for (int64_t n = 0; n < s.N; ++n) {
+    for (int64_t grp = 0; grp < s.group; ++grp) {
+      const float* xg = x + (n * s.C + grp * s.Cg) * s.I;
+      if (!direct) {
+        ParallelFor(s.Cg, workers, [&](int64_t c0, int64_t c1, int) {
+          Im2ColNCHW(xg + c0 * s.I, c1 - c0, d3, col + c0 * s.K * s.P);
+        });
+      }
+      ConstMap cols(direct ? xg : col, s.CgK(), s.P);
+      const float* wg = w + grp * s.Mg * s.CgK();
+      float* yg = y + (n * s.M + grp * s.Mg) * s.P;
+      ParallelFor(s.Mg, workers, [&](int64_t m0, int64_t m1, int) {
+        Map(yg + m0 * s.P, m1 - m0, s.P).noalias() = ConstMap(wg + m0 * s.CgK(), m1 - m0, s.CgK()) * cols;
+        if (bias) {
+          Map(yg + m0 * s.P, m1 - m0, s.P).colwise() += ConstVec(bias + grp * s.Mg + m0, m1 - m0);
+        }
+      });
+    }
+  }
+}
+
+void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3, bool direct, int workers,
+                            const float* x, const float* w, const float* dy, float* col, float* dcol, float* dw,
+                            float* db, float* dx) {
+  for (int64_t n = 0; n < s.N; ++n) {
+    const float* dyn = dy + n * s.M * s.P;
+    for (int64_t grp = 0; grp < s.group; ++grp) {
+      const float* xg = x + (n * s.C + grp * s.Cg) * s.I;
+      if (!direct) {
+        ParallelFor(s.Cg, workers, [&](int64_t c0, int64_t c1, int) {
+          Im2ColNCHW(xg + c0 * s.I, c1 - c0, d3, col + c0 * s.K * s.P);
+        });
+      }
+      ConstMap cols(direct ? xg : col, s.CgK(), s.P);
+      const float* dyg = dyn + grp * s.Mg * s.P;
+      ConstMap wg(w + grp * s.Mg * s.CgK(), s.Mg, s.CgK());
+      ParallelFor(s.Mg, workers, [&](int64_t m0, int64_t m1, int) {
+        Map(dw + (grp * s.Mg + m0) * s.CgK(), m1 - m0, s.CgK()).noalias() +=
+            ConstMap(dyg + m0 * s.P, m1 - m0, s.P) * cols.transpose();
+      });
+      if (!dx) continue;
+      float* dxg = dx + (n * s.C + grp * s.Cg) * s.I;
+      // Channel c owns rows [c*K, (c+1)*K) of the column gradient and plane c of dX.
+      ParallelFor(s.Cg, workers, [&](int64_t c0, int64_t c1, int) {
+        ConstMap dyg_map(dyg, s.Mg, s.P);
+        if (direct) {
+          Map(dxg + c0 * s.I, c1 - c0, s.P).noalias() = wg.middleCols(c0, c1 - c0).transpose() * dyg_map;
+          return;
+        }
+        float* rows = dcol + c0 * s.K * s.P;
+        Map(rows, (c1 - c0) * s.K, s.P).noalias() =
+            wg.middleCols(c0 * s.K, (c1 - c0) * s.K).transpose() * dyg_map;
+        std::fill(dxg + c0 * s.I, dxg + c1 * s.I, 0.f);
+        Col2ImNCHW(rows, c1 - c0, d3, dxg + c0 * s.I);
+      });
+    }
+    if (db) Vec(db, s.M) += ConstMap(dyn, s.M, s.P).rowwise().sum();
+  }
+}
+
 }  // namespace
 
 ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
@@ -115,6 +179,15 @@ bool ConvOp::RunOnDevice() {
     return true;
   }
 
+  if (s.g.order == StorageOrder::NCHW && s.N < MaxKernelThreads()) {
+    const int workers = KernelWorkers(std::max(s.Cg, s.Mg), s.Flops());
+    if (workers > 1) {
+      if (buffers_.empty()) buffers_.resize(1);
+      Scratch scratch(&buffers_[0], direct ? 0 : s.CgK() * s.P);
+      ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.Take(s.CgK() * s.P), y);
+      return true;
+    }
+  }
   const int workers = KernelWorkers(s.N, s.Flops());
   if (static_cast<int>(buffers_.size()) < workers) buffers_.resize(workers);
   ParallelFor(s.N, workers, [&](int64_t b, int64_t e, int worker) {
@@ -193,6 +266,17 @@ bool ConvGradientOp::RunOnDevice() {
   const bool nhwc_rows = s.g.order == StorageOrder::NHWC && direct;
   // NHWC 1x1 runs over rows of all images at once; everything else over images.
   const int64_t items = nhwc_rows ? s.N * s.P : s.N;
+  if (s.g.order == StorageOrder::NCHW && s.N < MaxKernelThreads()) {
+    const int split = KernelWorkers(std::max(s.Cg, s.Mg), s.Flops() * (dx ? 2 : 1));
+    if (split > 1) {
+      if (buffers_.empty()) buffers_.resize(1);
+      const size_t col_size = direct ? 0 : s.CgK() * s.P;
+      Scratch scratch(&buffers_[0], 2 * col_size);
+      float* col = scratch.Take(col_size);
+      BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, col, scratch.Take(col_size), dw, db, dx);
+      return true;
+    }
+  }
   const int workers = KernelWorkers(items, s.Flops() * (dx ? 2 : 1));
   if (static_cast<int>(buffers_.size()) < workers) buffers_.resize(workers);
 

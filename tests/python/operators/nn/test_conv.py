@@ -148,6 +148,37 @@ class TestConv(hu.HypothesisTestCase):
         expected = self._conv_grads_3x3_pad1(X, W, dY)
         self.assertReferenceChecks(CPU, grad, [X, W, dY], lambda X, W, dY: expected, threshold=1e-3, atol=1e-2)
 
+    def test_single_image_split_across_threads(self):
+        # One image large enough that its im2col, GEMMs and col2im are split across workers; the
+        # gradient must equal half that of the same image twice (which splits over images instead).
+        rng = np.random.RandomState(10)
+        cases = [(rand(rng, 1, 32, 16, 16), rand(rng, 32, 32, 3, 3), dict(kernel=3, pad=1)),
+                 (rand(rng, 1, 64, 32, 32), rand(rng, 64, 32, 3, 3), dict(kernel=3, stride=2, group=2)),
+                 (rand(rng, 1, 64, 32, 32), rand(rng, 64, 64, 1, 1), dict(kernel=1))]
+        for X, W, args in cases:
+            b = rand(rng, W.shape[0])
+            n = 2
+            strides = [args.get("stride", 1)] * n
+            pads = [args.get("pad", 0)] * n
+            op = core.CreateOperator("Conv", ["X", "W", "b"], ["Y"], **args)
+            Y = self.assertReferenceChecks(
+                CPU, op, [X, W, b],
+                lambda X, W, b: [conv_nchw(X, W, b, strides, [1, 1], pads, pads, args.get("group", 1))],
+                threshold=1e-3)[0]
+            dY = rand(rng, *Y.shape)
+            grads = []
+            for x, dy in ((X, dY), (np.concatenate([X, X]), np.concatenate([dY, dY]))):
+                workspace.FeedBlob("X", x)
+                workspace.FeedBlob("W", W)
+                workspace.FeedBlob("dY", dy)
+                workspace.RunOperatorOnce(core.CreateOperator("ConvGradient", ["X", "W", "dY"], ["dW", "db", "dX"],
+                                                              **args))
+                grads.append([workspace.FetchBlob(k) for k in ("dW", "db", "dX")])
+            np.testing.assert_allclose(2 * grads[0][0], grads[1][0], rtol=1e-4, atol=1e-3)
+            np.testing.assert_allclose(2 * grads[0][1], grads[1][1], rtol=1e-4, atol=1e-3)
+            np.testing.assert_allclose(grads[0][2][0], grads[1][2][1], rtol=1e-4, atol=1e-4)
+            np.testing.assert_allclose(grads[0][1], dY.sum(axis=(0, 2, 3)), rtol=1e-4, atol=1e-3)
+
     @staticmethod
     def _conv_grads_3x3_pad1(X, W, dY):
         # Conv is linear: dW[m, c, i, j] = sum dY[n, m] * Xpad[n, c, i:i+H, j:j+W]; dX is the full

@@ -10,7 +10,8 @@
 //                                                     2-D list is [t, l, b, r]
 //   legacy_pad       0 NOTSET, 1 VALID, 2 SAME, 3 CAFFE_LEGACY_POOLING
 //   global_pooling   the window is the whole input (pads 0, strides 1, dilations 1 required)
-//   group            grouped convolution (read by Conv only)
+//   group            grouped convolution (Conv, ConvTranspose); group > 1 needs NCHW and dilation 1
+//   adj | adj_h + adj_w | adjs                        ConvTranspose's extra output size, default 0
 // The scalar forms (kernel, stride, dilation, pad) apply to every spatial dim of the input, so
 // `kernel=3` works for 1-D, 2-D and 3-D inputs; the _h/_w forms are 2-D; the list forms give one value
 // per spatial dim. Each quantity takes exactly one form: mixing them is an error, as is a partial
@@ -24,8 +25,13 @@
 //   CAFFE_LEGACY_POOLING (Caffe's ceil rule, only pad_head is read):
 //            out = ceil((in + 2 * pad_head - dk) / stride) + 1, minus 1 when pad_head > 0 and
 //            (out - 1) * stride >= in + pad_head; pad_tail = pad_head + stride * (out - floor_out),
-//            where floor_out is the NOTSET size, so the NOTSET formula reproduces `out`.
-// In every mode the padded input must hold at least one dilated window.
+//            where floor_out is the NOTSET size, so the NOTSET formula reproduces `out` (the last
+//            window may hang over the end of the input; pooling reads only its in-bounds part).
+// In every mode an output size below 1 is an error ("kernel ... is larger than the padded input").
+// Deviations from upstream, all for inputs upstream mishandles: the scalar forms apply to 1-D and 3-D
+// inputs (upstream makes them 2-D); mixed or partial forms are errors (upstream silently picks one);
+// SAME clamps a negative pad_needed to 0 (same output); global_pooling works for 1-D and 3-D; pooling
+// honours dilation.
 #pragma once
 
 #include <array>

@@ -6,6 +6,7 @@
 
 #include "core/gradient.h"
 #include "operators/common/parallel_for.h"
+#include "operators/common/scratch_buffer.h"
 #include "operators/nn/im2col.h"
 
 namespace caffe2 {
@@ -60,21 +61,18 @@ void CheckFloat(const Tensor& t, const char* name) {
              Tensor::DimsString(t.dims()));
 }
 
-// Scratch of one worker, carved from one vector: returns the next `n` floats.
-class Scratch {
+// Hands out consecutive pieces of one scratch buffer.
+class Carver {
  public:
-  Scratch(std::vector<float>* buf, size_t total) : buf_(buf) {
-    if (buf_->size() < total) buf_->resize(total);
-  }
+  explicit Carver(float* base) : next_(base) {}
   float* Take(size_t n) {
-    float* p = buf_->data() + used_;
-    used_ += n;
+    float* p = next_;
+    next_ += n;
     return p;
   }
 
  private:
-  std::vector<float>* buf_;
-  size_t used_ = 0;
+  float* next_;
 };
 
 // NCHW with fewer images than workers (batch-1 inference): the work of each image is split instead,
@@ -182,17 +180,15 @@ bool ConvOp::RunOnDevice() {
   if (s.g.order == StorageOrder::NCHW && s.N < MaxKernelThreads()) {
     const int workers = KernelWorkers(std::max(s.Cg, s.Mg), s.Flops());
     if (workers > 1) {
-      if (buffers_.empty()) buffers_.resize(1);
-      Scratch scratch(&buffers_[0], direct ? 0 : s.CgK() * s.P);
-      ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.Take(s.CgK() * s.P), y);
+      ScratchBuffer scratch(direct ? 0 : s.CgK() * s.P);
+      ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.data(), y);
       return true;
     }
   }
   const int workers = KernelWorkers(s.N, s.Flops());
-  if (static_cast<int>(buffers_.size()) < workers) buffers_.resize(workers);
-  ParallelFor(s.N, workers, [&](int64_t b, int64_t e, int worker) {
-    Scratch scratch(&buffers_[worker], direct ? 0 : s.CgK() * s.P);
-    float* col = direct ? nullptr : scratch.Take(s.CgK() * s.P);
+  ParallelFor(s.N, workers, [&](int64_t b, int64_t e, int) {
+    ScratchBuffer scratch(direct ? 0 : s.CgK() * s.P);
+    float* col = direct ? nullptr : scratch.data();
     for (int64_t n = b; n < e; ++n) {
       if (s.g.order == StorageOrder::NCHW) {
         for (int64_t grp = 0; grp < s.group; ++grp) {
@@ -269,26 +265,27 @@ bool ConvGradientOp::RunOnDevice() {
   if (s.g.order == StorageOrder::NCHW && s.N < MaxKernelThreads()) {
     const int split = KernelWorkers(std::max(s.Cg, s.Mg), s.Flops() * (dx ? 2 : 1));
     if (split > 1) {
-      if (buffers_.empty()) buffers_.resize(1);
       const size_t col_size = direct ? 0 : s.CgK() * s.P;
-      Scratch scratch(&buffers_[0], 2 * col_size);
-      float* col = scratch.Take(col_size);
-      BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, col, scratch.Take(col_size), dw, db, dx);
+      ScratchBuffer scratch(2 * col_size);
+      BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, scratch.data(), scratch.data() + col_size, dw, db,
+                             dx);
       return true;
     }
   }
   const int workers = KernelWorkers(items, s.Flops() * (dx ? 2 : 1));
-  if (static_cast<int>(buffers_.size()) < workers) buffers_.resize(workers);
+  // Per worker: columns, column gradient and (but for worker 0) partial sums of dfilter and dbias.
+  const size_t col_size = direct ? 0 : s.CgK() * s.P;
+  std::vector<ScratchBuffer> scratch;
+  scratch.reserve(workers);
+  for (int i = 0; i < workers; ++i) scratch.emplace_back(2 * col_size + (i ? wsize + s.M : 0));
 
   ParallelFor(items, workers, [&](int64_t b, int64_t e, int worker) {
-    const size_t col_size = direct ? 0 : s.CgK() * s.P;
-    const size_t partial = worker == 0 ? 0 : wsize + (db ? s.M : 0);
-    Scratch scratch(&buffers_[worker], 2 * col_size + partial);
-    float* col = scratch.Take(col_size);
-    float* dcol = scratch.Take(col_size);
+    Carver carve(scratch[worker].data());
+    float* col = carve.Take(col_size);
+    float* dcol = carve.Take(col_size);
     // Worker 0 accumulates straight into the outputs, the others into partial sums added at the end.
-    float* dwp = worker == 0 ? dw : scratch.Take(wsize);
-    float* dbp = !db ? nullptr : worker == 0 ? db : scratch.Take(s.M);
+    float* dwp = worker == 0 ? dw : carve.Take(wsize);
+    float* dbp = !db ? nullptr : worker == 0 ? db : carve.Take(s.M);
     if (worker != 0) {
       std::fill(dwp, dwp + wsize, 0.f);
       if (dbp) std::fill(dbp, dbp + s.M, 0.f);
@@ -338,7 +335,7 @@ bool ConvGradientOp::RunOnDevice() {
     }
   });
   for (int worker = 1; worker < std::min<int64_t>(workers, items); ++worker) {
-    const float* p = buffers_[worker].data() + (direct ? 0 : 2 * s.CgK() * s.P);
+    const float* p = scratch[worker].data() + 2 * col_size;
     Vec(dw, wsize) += ConstVec(p, wsize);
     if (db) Vec(db, s.M) += ConstVec(p + wsize, s.M);
   }

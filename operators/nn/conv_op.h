@@ -13,10 +13,10 @@
 // The maker passes no_bias=1 when the forward op had no bias; dX is always last.
 //
 // CPU kernel: float, im2col + GEMM per image and group (a 1x1 stride-1 unpadded conv skips im2col;
-// NHWC 1x1 is one GEMM over the whole batch), images split across threads when the work is large.
+// NHWC 1x1 is one GEMM over the whole batch). When the work is large, images are split across
+// threads, or, for NCHW batches smaller than the thread count, the channels and filter rows of each
+// image. Column buffers come from the process-wide ScratchBuffer pool.
 #pragma once
-
-#include <vector>
 
 #include "core/operator.h"
 #include "operators/nn/conv_pool_op_base.h"
@@ -30,7 +30,6 @@ class ConvOp final : public Operator<CPUContext> {
 
  private:
   ConvPoolArgs args_;
-  std::vector<std::vector<float>> buffers_;  // im2col scratch, one per worker
 };
 
 class ConvGradientOp final : public Operator<CPUContext> {
@@ -41,7 +40,6 @@ class ConvGradientOp final : public Operator<CPUContext> {
  private:
   ConvPoolArgs args_;
   bool no_bias_;
-  std::vector<std::vector<float>> buffers_;  // per worker: im2col, column gradient, partial sums
 };
 
 }  // namespace caffe2

@@ -7,6 +7,7 @@
 
 #include "core/gradient.h"
 #include "operators/common/parallel_for.h"
+#include "operators/common/scratch_buffer.h"
 #include "operators/nn/im2col.h"
 
 namespace caffe2 {
@@ -66,11 +67,6 @@ void CheckFloat(const Tensor& t, const char* name) {
              Tensor::DimsString(t.dims()));
 }
 
-float* Reserve(std::vector<float>* buf, size_t n) {
-  if (buf->size() < n) buf->resize(n);
-  return buf->data();
-}
-
 }  // namespace
 
 ConvTransposeOp::ConvTransposeOp(const OperatorDef& def, Workspace* ws)
@@ -107,9 +103,9 @@ bool ConvTransposeOp::RunOnDevice() {
     return true;
   }
   const int workers = KernelWorkers(s.N, s.Flops());
-  if (static_cast<int>(buffers_.size()) < workers) buffers_.resize(workers);
-  ParallelFor(s.N, workers, [&](int64_t b, int64_t e, int worker) {
-    float* col = s.direct ? nullptr : Reserve(&buffers_[worker], s.MgK() * s.I);
+  ParallelFor(s.N, workers, [&](int64_t b, int64_t e, int) {
+    ScratchBuffer scratch(s.direct ? 0 : s.MgK() * s.I);
+    float* col = s.direct ? nullptr : scratch.data();
     for (int64_t n = b; n < e; ++n) {
       if (nchw) {
         for (int64_t grp = 0; grp < s.group; ++grp) {
@@ -187,11 +183,14 @@ bool ConvTransposeGradientOp::RunOnDevice() {
   const bool rows_mode = !nchw && s.direct;
   const int64_t items = rows_mode ? s.N * s.I : s.N;
   const int workers = KernelWorkers(items, s.Flops() * (dx ? 2 : 1));
-  if (static_cast<int>(buffers_.size()) < workers) buffers_.resize(workers);
+  // Per worker: columns and (but for worker 0) partial sums of dfilter and dbias.
   const size_t col_size = s.direct ? 0 : s.MgK() * s.I;
+  std::vector<ScratchBuffer> scratch;
+  scratch.reserve(workers);
+  for (int i = 0; i < workers; ++i) scratch.emplace_back(col_size + (i ? wsize + s.M : 0));
 
   ParallelFor(items, workers, [&](int64_t b, int64_t e, int worker) {
-    float* buf = Reserve(&buffers_[worker], col_size + (worker ? wsize + s.M : 0));
+    float* buf = scratch[worker].data();
     float* col = buf;
     float* dwp = worker ? buf + col_size : dw;
     float* dbp = !db ? nullptr : worker ? buf + col_size + wsize : db;
@@ -232,7 +231,7 @@ bool ConvTransposeGradientOp::RunOnDevice() {
     }
   });
   for (int worker = 1; worker < workers; ++worker) {
-    const float* p = buffers_[worker].data() + col_size;
+    const float* p = scratch[worker].data() + col_size;
     Vec(dw, wsize) += ConstVec(p, wsize);
     if (db) Vec(db, s.M) += ConstVec(p + wsize, s.M);
   }

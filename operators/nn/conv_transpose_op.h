@@ -17,8 +17,6 @@
 // the columns); images split across threads when the work is large.
 #pragma once
 
-#include <vector>
-
 #include "core/operator.h"
 #include "operators/nn/conv_pool_op_base.h"
 
@@ -31,7 +29,6 @@ class ConvTransposeOp final : public Operator<CPUContext> {
 
  private:
   ConvPoolArgs args_;
-  std::vector<std::vector<float>> buffers_;
 };
 
 class ConvTransposeGradientOp final : public Operator<CPUContext> {
@@ -42,7 +39,6 @@ class ConvTransposeGradientOp final : public Operator<CPUContext> {
  private:
   ConvPoolArgs args_;
   bool no_bias_;
-  std::vector<std::vector<float>> buffers_;
 };
 
 }  // namespace caffe2

@@ -179,6 +179,26 @@ class TestConv(hu.HypothesisTestCase):
             np.testing.assert_allclose(grads[0][2][0], grads[1][2][1], rtol=1e-4, atol=1e-4)
             np.testing.assert_allclose(grads[0][1], dY.sum(axis=(0, 2, 3)), rtol=1e-4, atol=1e-3)
 
+    def test_concurrent_ops_share_scratch_safely(self):
+        # Independent convs and their gradients on a 4-worker DAG net draw scratch buffers at once.
+        rng = np.random.RandomState(11)
+        net = core.Net("dag")
+        net.Proto().type = "dag"
+        net.Proto().num_workers = 4
+        expected = {}
+        for i in range(4):
+            X, W = rand(rng, 2, 8, 12 + i, 12), rand(rng, 8, 8, 3, 3)
+            workspace.FeedBlob("X%d" % i, X)
+            workspace.FeedBlob("W%d" % i, W)
+            net.Conv(["X%d" % i, "W%d" % i], ["Y%d" % i], kernel=3, pad=1)
+            expected["Y%d" % i] = conv_nchw(X, W, None, [1, 1], [1, 1], [1, 1], [1, 1])
+        net.AddGradientOperators(["Y%d" % i for i in range(4)])
+        for _ in range(3):
+            workspace.RunNetOnce(net)
+            for name, ref in expected.items():
+                np.testing.assert_allclose(workspace.FetchBlob(name), ref, rtol=1e-3, atol=1e-3)
+                np.testing.assert_allclose(workspace.FetchBlob("W%s_grad" % name[1:]).shape, (8, 8, 3, 3))
+
     @staticmethod
     def _conv_grads_3x3_pad1(X, W, dY):
         # Conv is linear: dW[m, c, i, j] = sum dY[n, m] * Xpad[n, c, i:i+H, j:j+W]; dX is the full

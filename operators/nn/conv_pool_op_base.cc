@@ -131,37 +131,50 @@ ConvPoolGeometry::Dims3 ConvPoolGeometry::As3D() const {
   return g;
 }
 
+ConvPoolArgs::PerDim ConvPoolArgs::Merge(const std::vector<PerDim>& forms, const std::string& choices,
+                                         int dflt) {
+  if (forms.empty()) return PerDim{{dflt}, true, ""};
+  const PerDim* chosen = &forms[0];
+  for (const PerDim& f : forms) {
+    if (!f.uniform) {
+      chosen = &f;
+      break;
+    }
+  }
+  const auto agree = [](const PerDim& a, const PerDim& b) {
+    if (a.uniform || b.uniform) {
+      const PerDim& list = a.uniform ? b : a;
+      const int v = a.uniform ? a.values[0] : b.values[0];
+      return std::all_of(list.values.begin(), list.values.end(), [v](int x) { return x == v; });
+    }
+    return a.values == b.values;
+  };
+  for (const PerDim& f : forms) {
+    C2_ENFORCE(agree(f, *chosen), chosen->source, " = ", JoinInts(chosen->values), " and ", f.source, " = ",
+               JoinInts(f.values), " disagree; give one of ", choices);
+  }
+  return *chosen;
+}
+
 ConvPoolArgs::PerDim ConvPoolArgs::Parse(const ArgumentHelper& args, const std::string& scalar,
                                          const std::string& h, const std::string& w,
                                          const std::string& list, int dflt) {
-  std::vector<std::string> given;
-  PerDim p;
+  std::vector<PerDim> forms;
   if (args.HasArgument(list)) {
-    p.values = args.GetRepeatedArgument<int>(list);
-    p.uniform = false;
-    p.source = "'" + list + "'";
-    C2_ENFORCE(!p.values.empty(), "'", list, "' must not be empty");
-    given.push_back(p.source);
+    forms.push_back({args.GetRepeatedArgument<int>(list), false, "'" + list + "'"});
+    C2_ENFORCE(!forms.back().values.empty(), "'", list, "' must not be empty");
   }
   if (args.HasArgument(scalar)) {
-    p.values = {args.GetSingleArgument<int>(scalar, dflt)};
-    p.uniform = true;
-    p.source = "'" + scalar + "'";
-    given.push_back(p.source);
+    forms.push_back({{args.GetSingleArgument<int>(scalar, dflt)}, true, "'" + scalar + "'"});
   }
   const bool has_h = args.HasArgument(h), has_w = args.HasArgument(w);
   if (has_h || has_w) {
     C2_ENFORCE(has_h && has_w, "'", h, "' and '", w, "' must be given together, got only '",
                has_h ? h : w, "'");
-    p.values = {args.GetSingleArgument<int>(h, dflt), args.GetSingleArgument<int>(w, dflt)};
-    p.uniform = false;
-    p.source = "'" + h + "'/'" + w + "'";
-    given.push_back(p.source);
+    forms.push_back({{args.GetSingleArgument<int>(h, dflt), args.GetSingleArgument<int>(w, dflt)}, false,
+                     "'" + h + "'/'" + w + "'"});
   }
-  C2_ENFORCE(given.size() <= 1, "give one of '", scalar, "', '", h, "'/'", w, "' or '", list,
-             "', not both ", given[0], " and ", given[1]);
-  if (given.empty()) p.values = {dflt};
-  return p;
+  return Merge(forms, "'" + scalar + "', '" + h + "'/'" + w + "' or '" + list + "'", dflt);
 }
 
 ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
@@ -179,37 +192,21 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
   adj_ = Parse(args, "adj", "adj_h", "adj_w", "adjs", 0);
 
   // Pads: `pad`, the four pad_t/pad_l/pad_b/pad_r, or `pads`.
-  std::vector<std::string> given;
-  pads_.values = {0};
-  if (args.HasArgument("pads")) {
-    pads_.values = args.GetRepeatedArgument<int>("pads");
-    pads_.uniform = false;
-    pads_.source = "'pads'";
-    given.push_back(pads_.source);
-  }
-  if (args.HasArgument("pad")) {
-    pads_.values = {args.GetSingleArgument<int>("pad", 0)};
-    pads_.uniform = true;
-    pads_.source = "'pad'";
-    given.push_back(pads_.source);
-  }
+  std::vector<PerDim> pad_forms;
+  if (args.HasArgument("pads")) pad_forms.push_back({args.GetRepeatedArgument<int>("pads"), false, "'pads'"});
+  if (args.HasArgument("pad")) pad_forms.push_back({{args.GetSingleArgument<int>("pad", 0)}, true, "'pad'"});
   const char* sides[] = {"pad_t", "pad_l", "pad_b", "pad_r"};
-  std::vector<std::string> sides_given;
-  for (const char* s : sides) {
-    if (args.HasArgument(s)) sides_given.push_back(s);
+  int sides_given = 0;
+  for (const char* s : sides) sides_given += args.HasArgument(s) ? 1 : 0;
+  if (sides_given > 0) {
+    C2_ENFORCE(sides_given == 4, "'pad_t', 'pad_l', 'pad_b' and 'pad_r' must be given together, got only ",
+               sides_given, " of them");
+    PerDim p{{}, false, "'pad_t'/'pad_l'/'pad_b'/'pad_r'"};
+    for (const char* s : sides) p.values.push_back(args.GetSingleArgument<int>(s, 0));
+    pad_forms.push_back(p);
   }
-  if (!sides_given.empty()) {
-    C2_ENFORCE(sides_given.size() == 4, "'pad_t', 'pad_l', 'pad_b' and 'pad_r' must be given together, ",
-               "got only ", sides_given.size(), " of them");
-    pads_.values.clear();
-    for (const char* s : sides) pads_.values.push_back(args.GetSingleArgument<int>(s, 0));
-    pads_.uniform = false;
-    pads_.source = "'pad_t'/'pad_l'/'pad_b'/'pad_r'";
-    given.push_back(pads_.source);
-  }
-  C2_ENFORCE(given.size() <= 1, "give one of 'pad', 'pad_t'/'pad_l'/'pad_b'/'pad_r' or 'pads', not both ",
-             given[0], " and ", given[1]);
-  pads_given_ = !given.empty();
+  pads_ = Merge(pad_forms, "'pad', 'pad_t'/'pad_l'/'pad_b'/'pad_r' or 'pads'", 0);
+  pads_given_ = !pad_forms.empty();
 
   if (legacy_pad_ == LegacyPadding::VALID || legacy_pad_ == LegacyPadding::SAME) {
     C2_ENFORCE(!pads_given_, "legacy_pad ", LegacyPaddingName(legacy_pad_),

@@ -14,8 +14,9 @@
 //   adj | adj_h + adj_w | adjs                        ConvTranspose's extra output size, default 0
 // The scalar forms (kernel, stride, dilation, pad) apply to every spatial dim of the input, so
 // `kernel=3` works for 1-D, 2-D and 3-D inputs; the _h/_w forms are 2-D; the list forms give one value
-// per spatial dim. Each quantity takes exactly one form: mixing them is an error, as is a partial
-// _h/_w or pad_t/l/b/r set, or an explicit pad together with legacy_pad VALID or SAME.
+// per spatial dim. Several forms of one quantity may be given only when they agree (the list form is
+// then used); a partial _h/_w or pad_t/l/b/r set is an error, as is an explicit pad together with
+// legacy_pad VALID or SAME.
 //
 // Output size per spatial dim, with the dilated kernel dk = dilation * (k - 1) + 1:
 //   NOTSET   out = floor((in + pad_head + pad_tail - dk) / stride) + 1
@@ -29,7 +30,7 @@
 //            window may hang over the end of the input; pooling reads only its in-bounds part).
 // In every mode an output size below 1 is an error ("kernel ... is larger than the padded input").
 // Deviations from upstream, all for inputs upstream mishandles: the scalar forms apply to 1-D and 3-D
-// inputs (upstream makes them 2-D); mixed or partial forms are errors (upstream silently picks one);
+// inputs (upstream makes them 2-D); conflicting or partial forms are errors (upstream silently picks one);
 // SAME clamps a negative pad_needed to 0 (same output); global_pooling works for 1-D and 3-D; pooling
 // honours dilation.
 #pragma once
@@ -110,6 +111,7 @@ class ConvPoolArgs {
     bool uniform = true;
     std::string source;  // the argument it came from, for messages
   };
+  static PerDim Merge(const std::vector<PerDim>& forms, const std::string& choices, int dflt);
   static PerDim Parse(const ArgumentHelper& args, const std::string& scalar, const std::string& h,
                       const std::string& w, const std::string& list, int dflt);
   static std::vector<int> Expand(const PerDim& p, int n, int per_dim, const char* what);

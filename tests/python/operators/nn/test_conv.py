@@ -334,10 +334,12 @@ class TestConvErrors(hu.HypothesisTestCase):
         self.raises([X, W], r"group must be at least 1, got 0", kernel=3, group=0)
         self.raises([X, W], r"order must be \"NCHW\" or \"NHWC\", got \"CHW\"", kernel=3, order="CHW")
         self.raises([X, W], r"'kernel_h' and 'kernel_w' must be given together, got only 'kernel_h'", kernel_h=3)
-        self.raises([X, W], r"give one of 'kernel', 'kernel_h'/'kernel_w' or 'kernels', not both 'kernels' "
-                            r"and 'kernel'", kernel=3, kernels=[3, 3])
-        self.raises([X, W], r"give one of 'pad', 'pad_t'/'pad_l'/'pad_b'/'pad_r' or 'pads', not both", kernel=3,
-                    pad=1, pads=[1, 1, 1, 1])
+        self.raises([X, W], r"'kernels' = \(3, 3\) and 'kernel' = 5 disagree; give one of 'kernel', "
+                            r"'kernel_h'/'kernel_w' or 'kernels'", kernel=5, kernels=[3, 3])
+        self.raises([X, W], r"'pad_t'/'pad_l'/'pad_b'/'pad_r' = \(1, 1, 1, 0\) and 'pad' = 1 disagree", kernel=3,
+                    pad=1, pad_t=1, pad_l=1, pad_b=1, pad_r=0)
+        self.raises([X, W], r"'strides' = \(1, 2\) and 'stride_h'/'stride_w' = \(2, 1\) disagree", kernel=3,
+                    strides=[1, 2], stride_h=2, stride_w=1)
         self.raises([X, W], r"'pad_t', 'pad_l', 'pad_b' and 'pad_r' must be given together, got only 2",
                     kernel=3, pad_t=1, pad_b=1)
         self.raises([X, W], r"strides must be positive, got 'strides' = \(1, 0\)", kernel=3, strides=[1, 0])

@@ -118,6 +118,10 @@ class TestArgumentForms(hu.HypothesisTestCase):
         X3 = rng.randn(1, 2, 4, 5, 6).astype(np.float32)
         self.outputs("AveragePool", [X3], [dict(kernel=2, stride=2, pad=1),
                                            dict(kernels=[2] * 3, strides=[2] * 3, pads=[1] * 6)])
+        # several forms may be given when they agree (upstream picked one silently)
+        self.outputs("Conv", [X, W], forms + [dict(kernel=3, kernels=[3, 3], kernel_h=3, kernel_w=3, stride=2,
+                                                   strides=[2, 2], pad=1, pads=[1, 1, 1, 1], pad_t=1, pad_l=1,
+                                                   pad_b=1, pad_r=1, dilation=2, dilations=[2, 2])])
         # defaults: stride 1, dilation 1, pads 0; explicit NOTSET changes nothing
         self.outputs("MaxPool", [X], [dict(kernel=2), dict(kernel=2, stride=1, dilation=1, pad=0, legacy_pad=0)])
         # engine and cuDNN-only arguments are accepted and ignored on the CPU

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -74,30 +76,43 @@ inline int64_t Count(const Span& sd, const Span& sh, const Span& sw) {
   return static_cast<int64_t>(sd.count()) * sh.count() * sw.count();
 }
 
-// Each pooler folds a window into an accumulator and gives the gradient of one window element.
+// x == y for non-NaN floats (+0 equals -0), compared on the bits: which element of a window is its max
+// is unpredictable, and a float compare costs a branch on the unordered flag.
+inline bool SameValue(float a, float b) {
+  uint32_t ia, ib;
+  std::memcpy(&ia, &a, sizeof ia);
+  std::memcpy(&ib, &b, sizeof ib);
+  return (ia == ib) | (((ia | ib) & 0x7fffffffu) == 0);
+}
+
+// Each pooler folds a window into an accumulator (Acc an element, Combine two accumulators); for the
+// gradient, Scale prepares an output's dY once and Grad gives one window element's share.
 struct MaxPooler {
   float Init() const { return -std::numeric_limits<float>::infinity(); }
   float Acc(float a, float x) const { return std::max(a, x); }
+  float Combine(float a, float b) const { return std::max(a, b); }
   float Finish(float a, int64_t count) const { return count ? a : 0.f; }
-  float Grad(float x, float y, float dy, int64_t) const { return x == y ? dy : 0.f; }
+  float Scale(float, float dy, int64_t) const { return dy; }
+  float Grad(float x, float y, float scaled) const { return scaled * static_cast<float>(SameValue(x, y)); }
 };
 
 struct AveragePooler {
   float Init() const { return 0.f; }
   float Acc(float a, float x) const { return a + x; }
+  float Combine(float a, float b) const { return a + b; }
   float Finish(float a, int64_t count) const { return count ? a / static_cast<float>(count) : 0.f; }
-  float Grad(float, float, float dy, int64_t count) const { return dy / static_cast<float>(count); }
+  float Scale(float, float dy, int64_t count) const { return dy / static_cast<float>(count); }
+  float Grad(float, float, float scaled) const { return scaled; }
 };
 
 struct LpPooler {
   float p;
   float Init() const { return 0.f; }
   float Acc(float a, float x) const { return a + std::pow(std::abs(x), p); }
+  float Combine(float a, float b) const { return a + b; }
   float Finish(float a, int64_t) const { return std::pow(a, 1.f / p); }
-  float Grad(float x, float y, float dy, int64_t) const {
-    if (y == 0.f) return 0.f;
-    return dy * std::copysign(std::pow(std::abs(x), p - 1.f), x) / std::pow(y, p - 1.f);
-  }
+  float Scale(float y, float dy, int64_t) const { return y == 0.f ? 0.f : dy / std::pow(y, p - 1.f); }
+  float Grad(float x, float, float scaled) const { return scaled * std::copysign(std::pow(std::abs(x), p - 1.f), x); }
 };
 
 template <PoolKind kKind, class Fn>
@@ -112,13 +127,30 @@ void WithPooler(float p, Fn&& fn) {
 }
 
 // One (image, channel) plane of NCHW.
+// One (image, channel) plane of NCHW, a row of outputs at a time: first the window's input rows are
+// folded into one row `acc` (a loop over the contiguous row that vectorizes), then each output
+// combines its columns of `acc`. `acc` holds in[2] floats.
 template <class Pooler>
-void ForwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, float* y) {
-  ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
-    float a = pool.Init();
-    ForEachInput(g, sd, sh, sw, [&](int64_t i) { a = pool.Acc(a, x[i]); });
-    y[o] = pool.Finish(a, Count(sd, sh, sw));
-  });
+void ForwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, float* y,
+                  float* acc) {
+  const int64_t IH = g.in[1], IW = g.in[2];
+  for (const Span& sd : spans.d) {
+    for (const Span& sh : spans.h) {
+      std::fill(acc, acc + IW, pool.Init());
+      for (int kd = sd.lo; kd < sd.hi; ++kd) {
+        for (int kh = sh.lo; kh < sh.hi; ++kh) {
+          const float* row = x + (sd.at(kd) * IH + sh.at(kh)) * IW;
+          for (int64_t i = 0; i < IW; ++i) acc[i] = pool.Acc(acc[i], row[i]);
+        }
+      }
+      const int64_t rows = static_cast<int64_t>(sd.count()) * sh.count();
+      for (const Span& sw : spans.w) {
+        float a = pool.Init();
+        for (int kw = sw.lo; kw < sw.hi; ++kw) a = pool.Combine(a, acc[sw.at(kw)]);
+        *y++ = pool.Finish(rows ? a : pool.Init(), rows * sw.count());
+      }
+    }
+  }
 }
 
 // One NHWC image: positions of C contiguous channels.
@@ -137,27 +169,50 @@ void ForwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& span
   });
 }
 
+// One NCHW plane, a row of outputs at a time: the outputs' scaled gradients are computed once, then
+// each input row of the window walks them.
 template <class Pooler>
 void BackwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, const float* y,
-                   const float* dy, float* dx) {
-  ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
-    const int64_t count = Count(sd, sh, sw);
-    const float yo = y[o], dyo = dy[o];
-    ForEachInput(g, sd, sh, sw, [&](int64_t i) { dx[i] += pool.Grad(x[i], yo, dyo, count); });
-  });
+                   const float* dy, float* dx, float* scaled) {
+  const int64_t IH = g.in[1], IW = g.in[2];
+  const int64_t OW = static_cast<int64_t>(spans.w.size());
+  for (const Span& sd : spans.d) {
+    for (const Span& sh : spans.h) {
+      const int64_t rows = static_cast<int64_t>(sd.count()) * sh.count();
+      for (int64_t ow = 0; ow < OW; ++ow) scaled[ow] = pool.Scale(y[ow], dy[ow], rows * spans.w[ow].count());
+      for (int kd = sd.lo; kd < sd.hi; ++kd) {
+        for (int kh = sh.lo; kh < sh.hi; ++kh) {
+          const int64_t offset = (sd.at(kd) * IH + sh.at(kh)) * IW;
+          const float* xr = x + offset;
+          float* dxr = dx + offset;
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const Span& sw = spans.w[ow];
+            const float yo = y[ow], so = scaled[ow];
+            for (int kw = sw.lo; kw < sw.hi; ++kw) {
+              const int64_t i = sw.at(kw);
+              dxr[i] += pool.Grad(xr[i], yo, so);
+            }
+          }
+        }
+      }
+      y += OW;
+      dy += OW;
+    }
+  }
 }
 
 template <class Pooler>
 void BackwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C, const float* x,
-                       const float* y, const float* dy, float* dx) {
+                       const float* y, const float* dy, float* dx, float* scaled) {
   ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     const int64_t count = Count(sd, sh, sw);
     const float* yo = y + o * C;
     const float* dyo = dy + o * C;
+    for (int64_t c = 0; c < C; ++c) scaled[c] = pool.Scale(yo[c], dyo[c], count);
     ForEachInput(g, sd, sh, sw, [&](int64_t i) {
       const float* xi = x + i * C;
       float* dxi = dx + i * C;
-      for (int64_t c = 0; c < C; ++c) dxi[c] += pool.Grad(xi[c], yo[c], dyo[c], count);
+      for (int64_t c = 0; c < C; ++c) dxi[c] += pool.Grad(xi[c], yo[c], scaled[c]);
     });
   });
 }
@@ -199,7 +254,8 @@ bool PoolOp<kKind>::RunOnDevice() {
     if (g.order == StorageOrder::NCHW) {
       const int64_t planes = g.N * C;
       ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        for (int64_t i = b; i < e; ++i) ForwardPlane(pool, d3, spans, x + i * I, y + i * P);
+        std::vector<float> acc(d3.in[2]);
+        for (int64_t i = b; i < e; ++i) ForwardPlane(pool, d3, spans, x + i * I, y + i * P, acc.data());
       });
     } else {
       ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
@@ -245,12 +301,17 @@ bool PoolGradientOp<kKind>::RunOnDevice() {
     if (g.order == StorageOrder::NCHW) {
       const int64_t planes = g.N * C;
       ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        for (int64_t i = b; i < e; ++i) BackwardPlane(pool, d3, spans, x + i * I, y + i * P, dy + i * P, dx + i * I);
+        std::vector<float> scaled(d3.out[2]);
+        for (int64_t i = b; i < e; ++i) {
+          BackwardPlane(pool, d3, spans, x + i * I, y + i * P, dy + i * P, dx + i * I, scaled.data());
+        }
       });
     } else {
       ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
+        std::vector<float> scaled(C);
         for (int64_t n = b; n < e; ++n) {
-          BackwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C, dy + n * P * C, dx + n * I * C);
+          BackwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C, dy + n * P * C, dx + n * I * C,
+                            scaled.data());
         }
       });
     }

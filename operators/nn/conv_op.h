@@ -1,0 +1,45 @@
+// Conv (also registered as Conv1D, Conv2D, Conv3D): [X, filter, bias?] -> [Y] (spec ops §1.2.2).
+//
+//   NCHW: X (N, C, in...), filter (M, C / group, k...), bias (M), Y (N, M, out...), 1 to 3 spatial dims
+//   NHWC: X (N, in..., C), filter (M, k..., C), bias (M), Y (N, out..., M), group 1 only
+//   Y[n, m, o] = bias[m] + sum over c in m's group and window offsets j of
+//                filter[m, c, j] * X[n, c, o * stride - pad_head + j * dilation]   (0 outside X)
+// The arguments and output sizes are ConvPoolArgs' (conv_pool_op_base.h); the filter's spatial dims
+// must equal the kernel and filter.dim(1) * group must equal C, with M divisible by group.
+//
+// <Type>Gradient (ConvGradient, Conv2DGradient, ...): [X, filter, dY] -> outputs by case
+//   with bias:              [dfilter, dbias, dX]   or [dfilter, dbias] (no_gradient_to_input=1)
+//   without bias (no_bias): [dfilter, dX]          or [dfilter]
+// The maker passes no_bias=1 when the forward op had no bias; dX is always last.
+//
+// CPU kernel: float, im2col + GEMM per image and group (a 1x1 stride-1 unpadded conv skips im2col;
+// NHWC 1x1 is one GEMM over the whole batch). When the work is large, images are split across
+// threads, or, for NCHW batches smaller than the thread count, the channels and filter rows of each
+// image. Column buffers come from the process-wide ScratchBuffer pool.
+#pragma once
+
+#include "core/operator.h"
+#include "operators/nn/conv_pool_op_base.h"
+
+namespace caffe2 {
+
+class ConvOp final : public Operator<CPUContext> {
+ public:
+  ConvOp(const OperatorDef& def, Workspace* ws);
+  bool RunOnDevice() override;
+
+ private:
+  ConvPoolArgs args_;
+};
+
+class ConvGradientOp final : public Operator<CPUContext> {
+ public:
+  ConvGradientOp(const OperatorDef& def, Workspace* ws);
+  bool RunOnDevice() override;
+
+ private:
+  ConvPoolArgs args_;
+  bool no_bias_;
+};
+
+}  // namespace caffe2

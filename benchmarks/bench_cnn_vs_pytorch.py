@@ -124,7 +124,7 @@ def count_flops(layers, shape):
 
 # ---- caffe2 ------------------------------------------------------------------------------------
 
-def build_caffe2(layers, train, lr=0.01):
+def build_caffe2(layers, params, train):
     net = core.Net("bench_train" if train else "bench_infer")
     counter = [0]
 
@@ -165,10 +165,10 @@ def build_caffe2(layers, train, lr=0.01):
         return net, logits
     _, loss = net.SoftmaxWithLoss([logits, "label"], ["softmax", "loss"])
     grads = net.AddGradientOperators([loss])
-    for param, grad in grads.items():
-        name = str(param)
-        if name in ("data", "label") or name.endswith("_rm") or name.endswith("_rv"):
+    for name in params:
+        if name.endswith("_rm") or name.endswith("_rv"):
             continue
+        grad = grads[name]
         net.MomentumSGDUpdate([grad, name + "_mom", "lr", name], [grad, name + "_mom", name],
                               momentum=0.9)
     return net, loss
@@ -182,13 +182,13 @@ def run_caffe2(layers, params, data, label, train, steps):
     workspace.FeedBlob("data", data)
     workspace.FeedBlob("label", label)
     workspace.FeedBlob("lr", np.array([0.01], np.float32))
-    net, out = build_caffe2(layers, train)
+    net, out = build_caffe2(layers, params, train)
     workspace.CreateNet(net)
     workspace.RunNet(net)
     first = workspace.FetchBlob(str(out)).copy()
     start = time.perf_counter()
     workspace.RunNet(net, steps)
-    return first, (time.perf_counter() - start) / steps
+    return first, (time.perf_counter() - start) / max(steps, 1)
 
 
 # ---- PyTorch -----------------------------------------------------------------------------------
@@ -220,7 +220,7 @@ def torch_forward(layers, p, x, train):
     return x
 
 
-def run_torch(layers, params, data, label, train, steps):
+def run_torch(layers, params, data, label, train, steps, out_params=None):
     torch.set_num_threads(2)
     p = {}
     for k, v in params.items():
@@ -243,10 +243,12 @@ def run_torch(layers, params, data, label, train, steps):
         return loss
 
     first = step().detach().numpy().copy()
+    if out_params is not None:
+        out_params.update(p)
     start = time.perf_counter()
     for _ in range(steps):
         step()
-    return first, (time.perf_counter() - start) / steps
+    return first, (time.perf_counter() - start) / max(steps, 1)
 
 
 def main():

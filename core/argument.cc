@@ -3,8 +3,6 @@
 #include <cstdint>
 #include <limits>
 
-#include <google/protobuf/util/message_differencer.h>
-
 #include "core/enforce.h"
 
 namespace caffe2 {
@@ -41,7 +39,7 @@ void ArgumentHelper::Index(const google::protobuf::RepeatedPtrField<Argument>& a
   for (const Argument& arg : args) {
     auto it = args_.find(arg.name());
     if (it != args_.end()) {
-      C2_ENFORCE(google::protobuf::util::MessageDifferencer::Equals(*it->second, arg),
+      C2_ENFORCE(it->second->SerializeAsString() == arg.SerializeAsString(),
                  "Argument '", arg.name(), "' is given twice with different values");
       continue;
     }

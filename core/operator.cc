@@ -202,7 +202,8 @@ void SetOpEnginePref(const std::string& op_type,
 std::unique_ptr<OperatorBase> CreateOperator(const OperatorDef& def, Workspace* ws,
                                              int net_position) {
   const std::string& type = def.type();
-  C2_ENFORCE(!type.empty(), "Cannot create an operator without a type: ", def.ShortDebugString());
+  C2_ENFORCE(!type.empty(), "Cannot create an operator without a type (inputs: ", def.input_size(),
+             ", outputs: ", def.output_size(), ", name: '", def.name(), "')");
   if (const OpSchema* schema = OpSchemaRegistry::Schema(type)) {
     schema->Verify(def);
   }

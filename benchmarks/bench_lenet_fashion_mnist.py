@@ -3,7 +3,9 @@ the same net, initialisation scheme (weights and biases uniform in +-1/sqrt(fan_
 default), hyperparameters (batch 64, SGD lr 0.01, classical momentum 0.9), data (x/255, reshuffled
 each epoch with the same permutations) and epochs. Prints test accuracy and training images/s for
 both and the ratio (ours / PyTorch). PyTorch runs in its best configuration: 2 threads,
-OPENBLAS_NUM_THREADS=1 (BENCHMARKS.md figures also use LD_PRELOAD=libtcmalloc_minimal.so.4).
+OPENBLAS_NUM_THREADS=1 (BENCHMARKS.md figures also use LD_PRELOAD=libtcmalloc_minimal.so.4). PyTorch's
+2 OpenMP threads slow down many times over when other processes compete for the 2 cores: compare
+images/s only on an idle machine (or try --threads 1).
 
     python benchmarks/bench_lenet_fashion_mnist.py [--epochs 1] [--limit N] [--seed 0]
 """
@@ -109,7 +111,7 @@ def main():
     for name, acc, rate in rows:
         print("%-22s %13.2f%% %12.0f" % (name, 100 * acc, rate))
     if len(rows) == 2:
-        print("%-22s %+13.2f pt %11.2fx" % ("ours - / ours / torch", 100 * (rows[0][1] - rows[1][1]),
+        print("%-22s %+13.2f pt %11.2fx" % ("ours - torch, ours/torch", 100 * (rows[0][1] - rows[1][1]),
                                              rows[0][2] / rows[1][2]))
     return 0
 

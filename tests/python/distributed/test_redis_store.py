@@ -92,3 +92,34 @@ def test_rendezvous_across_processes(redis_server, run_id):
     assert [int(o.strip()) for o in outs] == [sum(range(1, size + 1))] * size
     h = _redis(redis_server, run_id)
     assert store_add(h, "hits", 0).tolist() == [10 * size]
+
+
+def test_server_gone_mid_run_names_host_and_port(tmp_path):
+    import shutil
+    import subprocess
+    import time
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server binary not found (apt-get install redis-server)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--dir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.time() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        h = create_handler("redis", host="127.0.0.1", port=port, prefix="gone/")
+        store_set(h, "a", [1])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    with pytest.raises(RuntimeError, match="127.0.0.1:{}".format(port)):
+        store_set(h, "b", [2])

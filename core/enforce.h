@@ -3,14 +3,21 @@
 #pragma once
 
 #include <sstream>
-#include <stdexcept>
+#include <exception>
 #include <string>
 
 namespace caffe2 {
 
-class EnforceNotMet : public std::runtime_error {
+// Subclasses (a store timeout, an unsupported engine feature) keep their type through the operator
+// and net layers: those add context to the message and rethrow the same object.
+class EnforceNotMet : public std::exception {
  public:
-  explicit EnforceNotMet(const std::string& msg) : std::runtime_error(msg) {}
+  explicit EnforceNotMet(std::string msg) : msg_(std::move(msg)) {}
+  const char* what() const noexcept override { return msg_.c_str(); }
+  void set_message(std::string msg) { msg_ = std::move(msg); }
+
+ private:
+  std::string msg_;
 };
 
 namespace detail {

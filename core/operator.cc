@@ -28,6 +28,13 @@ std::string WithOpPrefix(const std::string& type, const std::string& msg) {
   return msg.rfind(prefix, 0) == 0 ? msg : prefix + " " + msg;
 }
 
+// The message with the op prefix and, once, the op's inputs and outputs.
+std::string WithOpContext(const OperatorDef& def, const std::string& what) {
+  std::string msg = WithOpPrefix(def.type(), what);
+  if (msg.find("\n  in operator ") == std::string::npos) msg += "\n  in operator " + OpSummary(def);
+  return msg;
+}
+
 }  // namespace
 
 OperatorBase::OperatorBase(const OperatorDef& def, Workspace* ws)
@@ -50,13 +57,13 @@ bool OperatorBase::Run(int stream_id) {
     bool ok = RunOnDevice();
     if (ok) FinishDeviceComputation();
     return ok;
+  } catch (EnforceNotMet& e) {
+    if (net_position_ >= 0) ws_->last_failed_op_net_position = net_position_;
+    e.set_message(WithOpContext(def_, e.what()));
+    throw;  // keeps the exception's type (e.g. a store timeout)
   } catch (const std::exception& e) {
     if (net_position_ >= 0) ws_->last_failed_op_net_position = net_position_;
-    std::string msg = WithOpPrefix(def_.type(), e.what());
-    if (msg.find("\n  in operator ") == std::string::npos) {
-      msg += "\n  in operator " + OpSummary(def_);
-    }
-    throw EnforceNotMet(msg);
+    throw EnforceNotMet(WithOpContext(def_, e.what()));
   }
 }
 
@@ -230,10 +237,11 @@ std::unique_ptr<OperatorBase> CreateOperator(const OperatorDef& def, Workspace* 
       op = creator(def, ws);
     } catch (const UnsupportedOperatorFeature&) {
       throw;
+    } catch (EnforceNotMet& e) {
+      e.set_message(WithOpPrefix(type, e.what()));
+      throw;
     } catch (const std::exception& e) {
-      std::string msg = e.what();
-      std::string prefix = "[" + type + "]";
-      throw EnforceNotMet(msg.rfind(prefix, 0) == 0 ? msg : prefix + " " + msg);
+      throw EnforceNotMet(WithOpPrefix(type, e.what()));
     }
     op->set_engine(engine);
     op->set_net_position(net_position);

@@ -25,6 +25,7 @@ void init_schema(py::module& m);
 void init_db(py::module& m);
 void init_memonger(py::module& m);
 void init_python_op(py::module& m);
+void init_distributed(py::module& m);
 
 // The current workspace of the module-level functions (never null after import).
 Workspace* CurrentWorkspace();

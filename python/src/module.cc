@@ -26,4 +26,5 @@ PYBIND11_MODULE(caffe2_pybind11_state, m) {
   c2py::init_db(m);
   c2py::init_memonger(m);
   c2py::init_python_op(m);
+  c2py::init_distributed(m);
 }

@@ -1,0 +1,144 @@
+#include "distributed/store/redis_store_handler.h"
+
+#include <hiredis/hiredis.h>
+
+#include <mutex>
+#include <vector>
+
+#include "core/enforce.h"
+
+namespace caffe2 {
+namespace {
+
+struct ReplyDeleter {
+  void operator()(redisReply* r) const { freeReplyObject(r); }
+};
+using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+
+class RedisStoreHandler final : public StoreHandler {
+ public:
+  RedisStoreHandler(const std::string& host, int port, const std::string& prefix)
+      : host_(host), port_(port), prefix_(prefix) {
+    Connect();
+  }
+  ~RedisStoreHandler() override {
+    if (ctx_) redisFree(ctx_);
+  }
+
+  void set(const std::string& name, const std::string& data) override {
+    const std::string key = prefix_ + name;
+    Reply reply = Command({"SETNX", key, data}, name);
+    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis SETNX on '", key,
+               "' returned an unexpected reply ", Describe(reply.get()));
+    C2_ENFORCE(reply->integer == 1, "Value at ", name,
+               " was already set (perhaps you reused a run ID you have used before?)");
+  }
+
+  std::string get(const std::string& name, std::chrono::milliseconds timeout) override {
+    wait({name}, timeout);
+    const std::string key = prefix_ + name;
+    Reply reply = Command({"GET", key}, name);
+    C2_ENFORCE(reply->type == REDIS_REPLY_STRING, "Redis GET on '", key,
+               "' returned ", Describe(reply.get()), " instead of a string");
+    return std::string(reply->str, reply->len);
+  }
+
+  int64_t add(const std::string& name, int64_t value) override {
+    const std::string key = prefix_ + name;
+    Reply reply = Command({"INCRBY", key, std::to_string(value)}, name);
+    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis INCRBY on '", key, "' failed: ",
+               Describe(reply.get()));
+    return reply->integer;
+  }
+
+  bool check(const std::vector<std::string>& names) override {
+    if (names.empty()) return true;
+    std::vector<std::string> args{"EXISTS"};
+    for (const std::string& name : names) args.push_back(prefix_ + name);
+    Reply reply = Command(args, names.front());
+    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis EXISTS returned ",
+               Describe(reply.get()));
+    return reply->integer == static_cast<long long>(names.size());
+  }
+
+  void wait(const std::vector<std::string>& names, std::chrono::milliseconds timeout) override {
+    PollUntilPresent(names, timeout);
+  }
+
+ private:
+  std::string Address() const { return host_ + ":" + std::to_string(port_); }
+
+  void Connect() {
+    if (ctx_) {
+      redisFree(ctx_);
+      ctx_ = nullptr;
+    }
+    struct timeval connect_timeout = {5, 0};
+    redisContext* ctx = redisConnectWithTimeout(host_.c_str(), port_, connect_timeout);
+    if (ctx == nullptr) C2_THROW("Cannot connect to Redis at ", Address(), ": out of memory");
+    if (ctx->err) {
+      std::string err = ctx->errstr;
+      redisFree(ctx);
+      C2_THROW("Cannot connect to Redis at ", Address(), ": ", err,
+               " (is redis-server running there and reachable?)");
+    }
+    struct timeval command_timeout = {30, 0};
+    redisSetTimeout(ctx, command_timeout);
+    ctx_ = ctx;
+  }
+
+  // Runs one command; on a connection error reconnects once and retries. Error replies throw.
+  Reply Command(const std::vector<std::string>& args, const std::string& name) {
+    std::lock_guard<std::mutex> guard(mutex_);
+    std::vector<const char*> argv;
+    std::vector<size_t> argl;
+    for (const std::string& a : args) {
+      argv.push_back(a.data());
+      argl.push_back(a.size());
+    }
+    for (int attempt = 0;; ++attempt) {
+      if (ctx_ == nullptr) Connect();
+      auto* raw = static_cast<redisReply*>(
+          redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), argl.data()));
+      if (raw != nullptr) {
+        Reply reply(raw);
+        C2_ENFORCE(reply->type != REDIS_REPLY_ERROR, "Redis at ", Address(), " refused ",
+                   args[0], " for key '", name, "': ", std::string(reply->str, reply->len));
+        return reply;
+      }
+      std::string err = ctx_->errstr;
+      redisFree(ctx_);
+      ctx_ = nullptr;
+      if (attempt >= 1) {
+        C2_THROW("Redis ", args[0], " for key '", name, "' failed: lost the connection to ",
+                 Address(), ": ", err);
+      }
+    }
+  }
+
+  static std::string Describe(const redisReply* r) {
+    switch (r->type) {
+      case REDIS_REPLY_STRING: return "a string";
+      case REDIS_REPLY_INTEGER: return "the integer " + std::to_string(r->integer);
+      case REDIS_REPLY_NIL: return "nil (no such key)";
+      case REDIS_REPLY_ARRAY: return "an array";
+      case REDIS_REPLY_STATUS: return "status " + std::string(r->str, r->len);
+      default: return "reply type " + std::to_string(r->type);
+    }
+  }
+
+  std::string host_;
+  int port_;
+  std::string prefix_;
+  redisContext* ctx_ = nullptr;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+std::unique_ptr<StoreHandler> CreateRedisStoreHandler(const std::string& host, int port,
+                                                      const std::string& prefix) {
+  return std::make_unique<RedisStoreHandler>(host, port, prefix);
+}
+
+}  // namespace caffe2

@@ -39,7 +39,11 @@ TensorShapes Infer(std::map<std::string, TensorShape> shapes, const std::vector<
       if (!known || !schema || !schema->HasTensorInference()) continue;
       std::vector<TensorShape> outputs = schema->InferTensor(op, inputs);
       for (int i = 0; i < op.output_size() && i < static_cast<int>(outputs.size()); ++i) {
-        if (!outputs[i].unknown_shape()) shapes[op.output(i)] = outputs[i];
+        if (outputs[i].unknown_shape()) {
+          shapes.erase(op.output(i));  // an in-place op must not leave the input's old shape
+        } else {
+          shapes[op.output(i)] = outputs[i];
+        }
       }
     }
   }

@@ -50,4 +50,13 @@ TEST(ShapeInference, FromWorkspaceSeedsWithTensorsAndFillsGradients) {
   EXPECT_EQ(Find(shapes, "w_grad")->dims(0), 7);
 }
 
+TEST(ShapeInference, InPlaceOpWithUnknownOutputDropsTheOldShape) {
+  NetDef net;
+  net.set_name("n");
+  *net.add_op() = Op("ConstantFill", {"s"}, {"s"},
+                     {MakeArgument<int64_t>("input_as_shape", 1), MakeArgument("value", 1.f)});
+  auto shapes = InferBlobShapesAndTypesFromMap({{"s", {2}}}, {net});
+  EXPECT_EQ(Find(shapes, "s"), nullptr);
+}
+
 }  // namespace caffe2

@@ -27,6 +27,12 @@ inline int KernelWorkers(int64_t items, double flops, double min_flops_per_worke
   return static_cast<int>(std::max<int64_t>(1, w));
 }
 
+// Workers for `items` units over `elements` elements of simple per-element work (normalisation,
+// softmax, LRN): one per 64K elements.
+inline int ElementWorkers(int64_t items, int64_t elements) {
+  return KernelWorkers(items, static_cast<double>(elements), 65536.0);
+}
+
 // Calls fn(begin, end, worker) for `workers` contiguous chunks of [0, n) (fewer when n is smaller).
 // Waits for all chunks; the first exception thrown by a chunk is rethrown.
 inline void ParallelFor(int64_t n, int workers,

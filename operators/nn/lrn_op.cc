@@ -12,7 +12,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
-#include "operators/nn/nn_parallel.h"
+#include "operators/common/parallel_for.h"
 
 namespace caffe2 {
 namespace {
@@ -55,7 +55,7 @@ class LRNBase : public Operator<CPUContext> {
     float* sc = scale->data();
     if (nchw) {
       // Squares, then the windowed sum over channel planes into the scale.
-      ParallelFor(N, X.numel(), [&](int, int64_t n0, int64_t n1) {
+      ParallelFor(N, ElementWorkers(N, X.numel()), [&](int64_t n0, int64_t n1, int) {
         std::vector<float> sq(C * *S);
         for (int64_t n = n0; n < n1; ++n) {
           const int64_t off = n * C * *S;
@@ -66,7 +66,7 @@ class LRNBase : public Operator<CPUContext> {
       });
       return l;
     }
-    ParallelFor(l.positions, X.numel(), [&](int, int64_t p0, int64_t p1) {
+    ParallelFor(l.positions, ElementWorkers(l.positions, X.numel()), [&](int64_t p0, int64_t p1, int) {
       std::vector<double> prefix(C + 1);
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t base = l.Base(p, *S);
@@ -114,7 +114,7 @@ class LRNOp final : public LRNBase {
     Y->ResizeLike(X);
     const float* x = X.data<float>();
     float* y = Y->mutable_data<float>();
-    ParallelFor(X.numel(), X.numel() * 8, [&](int, int64_t b, int64_t e) {
+    ParallelFor(X.numel(), ElementWorkers(X.numel(), X.numel() * 8), [&](int64_t b, int64_t e, int) {
       MapArr(y + b, e - b) = CMapArr(x + b, e - b) * (CMapArr(scale.data() + b, e - b).log() * -beta_).exp();
     });
     if (OutputSize() == 2) {
@@ -147,7 +147,7 @@ class LRNGradientOp final : public LRNBase {
     const float k = 2.0f * alpha_ * beta_ / size_;
     if (l.stride != 1) {
       const int64_t N = X.dim(0), CS = l.C * S;
-      ParallelFor(N, X.numel(), [&](int, int64_t n0, int64_t n1) {
+      ParallelFor(N, ElementWorkers(N, X.numel()), [&](int64_t n0, int64_t n1, int) {
         std::vector<float> ratio(CS), win(CS);
         for (int64_t n = n0; n < n1; ++n) {
           const int64_t off = n * CS;
@@ -159,7 +159,7 @@ class LRNGradientOp final : public LRNBase {
       });
       return true;
     }
-    ParallelFor(l.positions, X.numel(), [&](int, int64_t p0, int64_t p1) {
+    ParallelFor(l.positions, ElementWorkers(l.positions, X.numel()), [&](int64_t p0, int64_t p1, int) {
       std::vector<double> prefix(l.C + 1);
       for (int64_t p = p0; p < p1; ++p) {
         const int64_t base = l.Base(p, S);

@@ -4,7 +4,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
-#include "operators/nn/nn_parallel.h"
+#include "operators/common/parallel_for.h"
 
 namespace caffe2 {
 
@@ -13,7 +13,7 @@ using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 void SoftmaxRows(const float* x, int64_t N, int64_t D, float* y) {
   Eigen::Map<const RowMajor> in(x, N, D);
   Eigen::Map<RowMajor> out(y, N, D);
-  ParallelFor(N, N * D * 8, [&](int, int64_t begin, int64_t end) {
+  ParallelFor(N, ElementWorkers(N, N * D * 8), [&](int64_t begin, int64_t end, int) {
     for (int64_t i = begin; i < end; ++i) {
       const float m = in.row(i).maxCoeff();
       out.row(i) = (in.row(i).array() - m).exp();

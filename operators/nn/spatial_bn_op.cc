@@ -7,7 +7,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
-#include "operators/nn/nn_parallel.h"
+#include "operators/common/parallel_for.h"
 
 namespace caffe2 {
 
@@ -42,9 +42,9 @@ int64_t Numel(const ChannelLayout& l) { return l.N * l.C * l.S; }
 // f(k, u0, u1, acc) adds the contribution of units [u0, u1) to the C-long accumulators acc.
 template <class Fn>
 void ReduceChannels(const ChannelLayout& l, int num_acc, Fn fn, std::vector<ArrD>* out) {
-  const int chunks = ParallelChunks(Units(l), Numel(l));
+  const int chunks = ElementWorkers(Units(l), Numel(l));
   std::vector<std::vector<ArrD>> part(chunks, std::vector<ArrD>(num_acc, ArrD::Zero(l.C)));
-  ParallelFor(Units(l), Numel(l), [&](int k, int64_t u0, int64_t u1) { fn(u0, u1, &part[k]); });
+  ParallelFor(Units(l), chunks, [&](int64_t u0, int64_t u1, int k) { fn(u0, u1, &part[k]); });
   out->assign(num_acc, ArrD::Zero(l.C));
   for (auto& p : part)
     for (int j = 0; j < num_acc; ++j) (*out)[j] += p[j];
@@ -107,7 +107,7 @@ void CheckChannelVector(const Tensor& t, int64_t C, const char* name) {
 // out = p * in1 + q * in2 + r with per-channel p, q, r (in2 may be null when q is unused).
 void ChannelAffine2(const float* in1, const std::vector<float>& p, const float* in2, const std::vector<float>& q,
                     const std::vector<float>& r, const ChannelLayout& l, float* out) {
-  ParallelFor(Units(l), Numel(l), [&](int, int64_t u0, int64_t u1) {
+  ParallelFor(Units(l), ElementWorkers(Units(l), Numel(l)), [&](int64_t u0, int64_t u1, int) {
     const CMap P(p.data(), l.C), R(r.data(), l.C);
     for (int64_t u = u0; u < u1; ++u) {
       if (l.nchw) {

@@ -115,12 +115,11 @@ std::string FileStoreHandler::ObjectPath(const std::string& name) const {
   return base_ + "/" + EncodeStoreName(name);
 }
 
-void FileStoreHandler::WriteAtomically(const std::string& name, const std::string& data) {
+std::string FileStoreHandler::WriteTemporary(const std::string& name, const std::string& data) {
   static std::atomic<uint64_t> counter{0};
   // Hidden and unique per writer, so concurrent writers of one key never share a temporary file.
   const std::string tmp = base_ + "/." + EncodeStoreName(name) + "." + std::to_string(getpid()) +
                           "." + std::to_string(counter++);
-  const std::string dst = ObjectPath(name);
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
   C2_ENFORCE(fd >= 0, "FileStoreHandler: cannot create '", tmp, "' for key '", name,
              "': ", ErrnoText(errno));
@@ -137,6 +136,24 @@ void FileStoreHandler::WriteAtomically(const std::string& name, const std::strin
     done += static_cast<size_t>(n);
   }
   C2_ENFORCE(close(fd) == 0, "FileStoreHandler: closing '", tmp, "' failed: ", ErrnoText(errno));
+  return tmp;
+}
+
+bool FileStoreHandler::setIfAbsent(const std::string& name, const std::string& data) {
+  const std::string tmp = WriteTemporary(name, data);
+  const std::string dst = ObjectPath(name);
+  const int rc = link(tmp.c_str(), dst.c_str());
+  const int err = errno;
+  unlink(tmp.c_str());
+  if (rc == 0) return true;
+  C2_ENFORCE(err == EEXIST, "FileStoreHandler: linking '", tmp, "' to '", dst, "' (key '", name,
+             "') failed: ", ErrnoText(err));
+  return false;
+}
+
+void FileStoreHandler::WriteAtomically(const std::string& name, const std::string& data) {
+  const std::string tmp = WriteTemporary(name, data);
+  const std::string dst = ObjectPath(name);
   if (rename(tmp.c_str(), dst.c_str()) != 0) {
     int err = errno;
     unlink(tmp.c_str());

@@ -34,12 +34,16 @@ class FileStoreHandler final : public StoreHandler {
   bool check(const std::vector<std::string>& names) override;
   void wait(const std::vector<std::string>& names,
             std::chrono::milliseconds timeout = kDefaultTimeout) override;
+  // Writes a temporary file and link(2)s it to the object path: fails atomically when it exists.
+  bool setIfAbsent(const std::string& name, const std::string& data) override;
 
   const std::string& base_path() const { return base_; }
 
  private:
   std::string ObjectPath(const std::string& name) const;
   void WriteAtomically(const std::string& name, const std::string& data);
+  // Writes `data` to a fresh hidden temporary file in base and returns its path.
+  std::string WriteTemporary(const std::string& name, const std::string& data);
   std::string ReadFile(const std::string& name) const;
 
   std::string base_;

@@ -26,12 +26,16 @@ class RedisStoreHandler final : public StoreHandler {
   }
 
   void set(const std::string& name, const std::string& data) override {
+    C2_ENFORCE(setIfAbsent(name, data), "Value at ", name,
+               " was already set (perhaps you reused a run ID you have used before?)");
+  }
+
+  bool setIfAbsent(const std::string& name, const std::string& data) override {
     const std::string key = prefix_ + name;
     Reply reply = Command({"SETNX", key, data}, name);
     C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis SETNX on '", key,
                "' returned an unexpected reply ", Describe(reply.get()));
-    C2_ENFORCE(reply->integer == 1, "Value at ", name,
-               " was already set (perhaps you reused a run ID you have used before?)");
+    return reply->integer == 1;
   }
 
   std::string get(const std::string& name, std::chrono::milliseconds timeout) override {

@@ -13,12 +13,18 @@
 //   effective timeout is `timeout` rounded up by up to one second. On expiry it throws
 //   StoreHandlerTimeoutException, whose message is "Wait timeout for name(s): <missing keys>".
 //
-// A blob holds a handler as std::unique_ptr<StoreHandler>. Implementations are thread-safe.
+// Extension (not upstream): setIfAbsent(name, data) stores only when the key does not exist yet and
+// says whether it did; the file store does it atomically with link(2), the Redis store with SETNX.
+// Rendezvous uses it to detect duplicate shard ids and reused run ids.
+//
+// A blob holds a handler as StoreHandlerPtr (shared, so that common worlds built on a handler keep it
+// alive). Implementations are thread-safe.
 #pragma once
 
 #include "core/enforce.h"
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -51,11 +57,14 @@ class StoreHandler {
   virtual bool check(const std::vector<std::string>& names) = 0;
   virtual void wait(const std::vector<std::string>& names,
                     std::chrono::milliseconds timeout = kDefaultTimeout) = 0;
+  virtual bool setIfAbsent(const std::string& name, const std::string& data) = 0;
 
  protected:
   // The shared polling loop of wait: check(names) every 10 ms; on expiry throws
   // StoreHandlerTimeoutException naming the keys that are still missing.
   void PollUntilPresent(const std::vector<std::string>& names, std::chrono::milliseconds timeout);
 };
+
+using StoreHandlerPtr = std::shared_ptr<StoreHandler>;
 
 }  // namespace caffe2

@@ -1,4 +1,4 @@
-// Store operators (ops spec §3.2-§3.4): create a StoreHandler blob (std::unique_ptr<StoreHandler>)
+// Store operators (ops spec §3.2-§3.4): create a StoreHandler blob (StoreHandlerPtr)
 // and use it from a net.
 //
 // FileStoreHandlerCreate  [] -> [handler]  path (string, required), prefix (string "")
@@ -23,7 +23,7 @@
 namespace caffe2 {
 namespace {
 
-using HandlerPtr = std::unique_ptr<StoreHandler>;
+using HandlerPtr = StoreHandlerPtr;
 
 StoreHandler* HandlerInput(const OperatorBase& op) {
   const Blob& blob = op.InputBlob(0);
@@ -53,7 +53,7 @@ class FileStoreHandlerCreateOp final : public OperatorBase {
 
  protected:
   bool RunOnDevice() override {
-    OutputBlob(0)->Reset(new HandlerPtr(std::make_unique<FileStoreHandler>(path_, prefix_)));
+    OutputBlob(0)->Reset(new HandlerPtr(std::make_shared<FileStoreHandler>(path_, prefix_)));
     return true;
   }
 

@@ -1,5 +1,7 @@
-// Distributed: the store timeout surfaces as caffe2.distributed.python.StoreHandlerTimeoutError, a
-// RuntimeError subclass (ops spec §3.1). Operators and nets rethrow it with its type intact.
+// Distributed: the store timeout surfaces as caffe2.distributed.python.StoreHandlerTimeoutError and a
+// failure on the wire of a Gloo op as gloo.python.IoError, both RuntimeError subclasses (ops spec
+// §3.1, §3.5). Operators and nets rethrow them with their types intact.
+#include "distributed/gloo/gloo_error.h"
 #include "distributed/store/store_handler.h"
 #include "python/src/bindings.h"
 
@@ -10,11 +12,15 @@ void init_distributed(py::module& m) {
   static py::exception<StoreHandlerTimeoutException> timeout_error(m, "StoreHandlerTimeoutError",
                                                                    PyExc_RuntimeError);
   timeout_error.attr("__module__") = "caffe2.distributed.python";
+  static py::exception<GlooIoError> io_error(m, "IoError", PyExc_RuntimeError);
+  io_error.attr("__module__") = "gloo.python";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const StoreHandlerTimeoutException& e) {
       timeout_error(e.what());
+    } catch (const GlooIoError& e) {
+      io_error(e.what());
     }
   });
 }

@@ -1,0 +1,332 @@
+#include "distributed/gloo/common_world.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <ctime>
+#include <fstream>
+#include <cstdlib>
+#include <sstream>
+#include <thread>
+
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/device.h>
+#include <gloo/transport/tcp/address.h>
+
+#include "core/enforce.h"
+#include "core/logging.h"
+#include "distributed/gloo/gloo_error.h"
+#include "distributed/gloo/gloo_store_adapter.h"
+#include "distributed/gloo/transport_device.h"
+
+namespace caffe2 {
+namespace {
+
+constexpr std::chrono::milliseconds kGlooDefaultTimeout = std::chrono::seconds(30);
+// How long a failed rank waits for the other ranks' failure reports.
+constexpr std::chrono::milliseconds kReportGrace = std::chrono::seconds(5);
+
+std::string LocalHostName() {
+  if (const char* forced = std::getenv("C2_RENDEZVOUS_HOSTNAME")) {
+    if (*forced) return forced;
+  }
+  char buf[HOST_NAME_MAX + 1] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "?";
+  return buf;
+}
+
+std::string MemberKey(const std::string& name, int rank) {
+  return name + "/member/" + std::to_string(rank);
+}
+
+std::string FailureKey(const std::string& name, int rank) {
+  return name + "/failure/" + std::to_string(rank);
+}
+
+std::string JoinRanks(const std::vector<int>& ranks) {
+  std::string out;
+  for (size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  return out;
+}
+
+// True when `member` ran on this host and its process is gone (or a zombie nobody reaped yet).
+bool ProcessIsGone(const MemberInfo& member) {
+  if (member.host != LocalHostName() || member.pid <= 0) return false;
+  if (kill(static_cast<pid_t>(member.pid), 0) != 0) return errno == ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(member.pid) + "/stat");
+  // comm is "(name)" and may hold spaces: the state is the first field after the last ')'.
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+[[noreturn]] void ThrowRankTaken(const std::string& name, int rank, const MemberInfo& me,
+                                 const MemberInfo& other, std::chrono::milliseconds timeout) {
+  const bool same_process = other.host == me.host && other.pid == me.pid;
+  const bool stale = ProcessIsGone(other) ||
+                     other.start_time + timeout.count() / 1000 + 1 < me.start_time;
+  if (same_process) {
+    C2_THROW("rendezvous '", name, "': this process already joined it as rank ", rank,
+             " (every common world needs a name of its own within a run id)");
+  }
+  if (stale) {
+    C2_THROW("rendezvous '", name, "': rank ", rank, " was already claimed by an earlier run (",
+             other.Describe(), ") under the same run id and store: the run id was reused; give "
+             "every run a fresh --run_id");
+  }
+  C2_THROW("rendezvous '", name, "': rank ", rank, " is claimed twice: by ", other.Describe(),
+           " and by this process (", me.Describe(), "); every shard needs its own --shard_id "
+           "(or the run id was reused while an earlier run is still alive)");
+}
+
+// Waits for every member's claim; a timeout names the ranks that never arrived.
+std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOptions& options,
+                                      std::chrono::milliseconds timeout) {
+  std::vector<std::string> keys;
+  for (int r = 0; r < options.size; ++r) keys.push_back(MemberKey(options.name, r));
+  try {
+    store.wait(keys, timeout);
+  } catch (const StoreHandlerTimeoutException&) {
+    std::vector<int> missing;
+    for (int r = 0; r < options.size; ++r) {
+      if (!store.check({keys[r]})) missing.push_back(r);
+    }
+    if (missing.empty()) return GatherMembers(store, options, timeout);
+    throw StoreHandlerTimeoutException(MakeString(
+        kStoreTimeoutMessagePrefix, "rendezvous '", options.name, "': rank(s) ",
+        JoinRanks(missing), " of ", options.size, " never arrived within ", timeout.count(),
+        " ms (this is rank ", options.rank, "). Check that every shard was started with the same "
+        "--run_id, --num_shards and store (--file_store_path or --redis_host), and that those "
+        "shards are running"));
+  }
+  std::vector<MemberInfo> members;
+  for (int r = 0; r < options.size; ++r) members.push_back(MemberInfo::Decode(store.get(keys[r])));
+  return members;
+}
+
+// A rank that advertises a loopback address cannot be reached from another host.
+void CheckReachable(const std::string& name, const std::vector<MemberInfo>& members) {
+  for (size_t r = 0; r < members.size(); ++r) {
+    if (!IsLoopbackAddress(members[r].address)) continue;
+    for (size_t peer = 0; peer < members.size(); ++peer) {
+      if (members[peer].host == members[r].host) continue;
+      C2_THROW("rendezvous '", name, "': rank ", r, " (host '", members[r].host,
+               "') listens on ", members[r].address, ", a loopback address, but rank ", peer,
+               " runs on another host ('", members[peer].host, "') and cannot reach it. The host "
+               "name resolves to loopback (see /etc/hosts): choose the network interface with "
+               "--distributed_interfaces (the op argument 'interface'), e.g. eth0");
+    }
+  }
+}
+
+// "[ip]:port" of each rank's listening socket, from the addresses exchanged at rendezvous: Gloo
+// stores one address per rank (its device's listener) under the key "<rank>".
+std::vector<std::string> PeerAddresses(const gloo::Context& context,
+                                       const GlooStoreAdapter& adapter, const std::string& transport) {
+  std::vector<std::string> out(context.size);
+  if (transport != "tcp") return out;
+  for (const auto& kv : adapter.values_seen()) {
+    char* end = nullptr;
+    const long peer = std::strtol(kv.first.c_str(), &end, 10);
+    if (end == kv.first.c_str() || *end != '\0' || peer < 0 || peer >= context.size) continue;
+    try {
+      out[peer] = gloo::transport::tcp::Address(kv.second).str();
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MemberInfo::Encode() const {
+  std::ostringstream os;
+  os << "host=" << host << "\npid=" << pid << "\naddress=" << address << "\nstart=" << start_time
+     << "\n";
+  return os.str();
+}
+
+MemberInfo MemberInfo::Decode(const std::string& text) {
+  MemberInfo m;
+  std::istringstream is(text);
+  std::string line;
+  while (std::getline(is, line)) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+    if (key == "host") m.host = value;
+    if (key == "pid") m.pid = std::atoll(value.c_str());
+    if (key == "address") m.address = value;
+    if (key == "start") m.start_time = std::atoll(value.c_str());
+  }
+  return m;
+}
+
+std::string MemberInfo::Describe() const {
+  return MakeString("host '", host, "', pid ", pid, ", address ", address);
+}
+
+int CommonWorld::rank() const { return context->rank; }
+int CommonWorld::size() const { return context->size; }
+std::chrono::milliseconds CommonWorld::timeout() const { return context->getTimeout(); }
+
+std::string CommonWorld::DescribeRank(int r) const {
+  if (r < 0 || r >= static_cast<int>(members.size())) return "rank " + std::to_string(r);
+  return MakeString("rank ", r, " (host '", members[r].host, "', pid ", members[r].pid, ")");
+}
+
+int CommonWorld::RankInMessage(const std::string& message) const {
+  for (size_t r = 0; r < peer_addresses.size(); ++r) {
+    if (!peer_addresses[r].empty() && message.find(peer_addresses[r]) != std::string::npos) {
+      return static_cast<int>(r);
+    }
+  }
+  return -1;
+}
+
+CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
+                                        const CommonWorldOptions& options) {
+  C2_ENFORCE(store != nullptr, "rendezvous '", options.name, "' needs a store handler");
+  C2_ENFORCE(options.size >= 1, "rendezvous '", options.name, "': size must be >= 1, got ",
+             options.size);
+  C2_ENFORCE(options.rank >= 0 && options.rank < options.size, "rendezvous '", options.name,
+             "': rank must be in [0, size) = [0, ", options.size, "), got ", options.rank);
+  const std::chrono::milliseconds timeout =
+      options.timeout.count() > 0 ? options.timeout : kGlooDefaultTimeout;
+  const TransportDevice& device = GetTransportDevice(options.transport, options.interface);
+
+  MemberInfo me;
+  me.host = LocalHostName();
+  me.pid = getpid();
+  me.address = device.address;
+  me.start_time = static_cast<int64_t>(std::time(nullptr));
+  const std::string claim = MemberKey(options.name, options.rank);
+  if (!store->setIfAbsent(claim, me.Encode())) {
+    ThrowRankTaken(options.name, options.rank, me, MemberInfo::Decode(store->get(claim)), timeout);
+  }
+
+  auto world = std::make_shared<CommonWorld>();
+  world->name = options.name;
+  world->store = store;
+  world->members = GatherMembers(*store, options, timeout);
+  CheckReachable(options.name, world->members);
+
+  auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);
+  context->setTimeout(timeout);
+  GlooStoreAdapter adapter(store.get(), options.name, timeout);
+  std::shared_ptr<gloo::transport::Device> dev = device.device;
+  try {
+    context->connectFullMesh(adapter, dev);
+  } catch (const StoreHandlerTimeoutException&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw GlooIoError(MakeString("rendezvous '", options.name, "': rank ", options.rank,
+                                 " could not connect to its peers: ", e.what()));
+  }
+  if (options.sync) {
+    for (int r = 0; r < options.size; ++r) {
+      if (r != options.rank) context->getPair(r)->setSync(true, false);
+    }
+  }
+  world->peer_addresses = PeerAddresses(*context, adapter, device.transport);
+  world->context = context;
+  return world;
+}
+
+CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& name, bool sync) {
+  C2_ENFORCE(existing.context != nullptr, "cannot clone common world '", existing.name,
+             "': it was destroyed");
+  gloo::rendezvous::ContextFactory factory(existing.context);
+  std::shared_ptr<gloo::transport::Device> dev = existing.context->getDevice();
+  auto world = std::make_shared<CommonWorld>();
+  try {
+    world->context = factory.makeContext(dev);
+  } catch (const std::exception& e) {
+    throw GlooIoError(MakeString("cloning common world '", existing.name, "' into '", name,
+                                 "' failed on rank ", existing.rank(), ": ", e.what()));
+  }
+  world->context->setTimeout(existing.timeout());
+  if (sync) {
+    for (int r = 0; r < world->context->size; ++r) {
+      if (r != world->context->rank) world->context->getPair(r)->setSync(true, false);
+    }
+  }
+  world->name = name;
+  world->store = existing.store;
+  world->members = existing.members;
+  world->peer_addresses = existing.peer_addresses;  // one listening socket per device
+  return world;
+}
+
+std::string ExplainFailure(CommonWorld& world, const std::string& what,
+                           const std::string& gloo_message) {
+  const int me = world.rank(), size = world.size();
+  // Peers blocked on this rank learn about the failure now rather than at their timeout.
+  try {
+    world.context->closeConnections();
+  } catch (const std::exception&) {
+  }
+  const int suspect = world.RankInMessage(gloo_message);
+  std::vector<int> gone, silent;
+  std::vector<bool> reported(size, false);
+  if (world.store) {
+    try {
+      world.store->setIfAbsent(FailureKey(world.name, me), MakeString(what, ": ", gloo_message));
+      const auto deadline = std::chrono::steady_clock::now() + std::min(kReportGrace, world.timeout());
+      int missing = size - 1;
+      while (missing > 0 && std::chrono::steady_clock::now() < deadline) {
+        missing = 0;
+        for (int r = 0; r < size; ++r) {
+          if (r == me || reported[r]) continue;
+          if (static_cast<size_t>(r) < world.members.size() && ProcessIsGone(world.members[r])) {
+            continue;  // counted below; no need to wait for it
+          }
+          reported[r] = world.store->check({FailureKey(world.name, r)});
+          if (!reported[r]) ++missing;
+        }
+        if (missing > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    } catch (const std::exception& e) {
+      C2_LOG(Warning) << "Gloo: could not exchange failure reports through the store: " << e.what();
+    }
+  }
+  for (int r = 0; r < size; ++r) {
+    if (r == me || reported[r]) continue;
+    const bool exited = static_cast<size_t>(r) < world.members.size() &&
+                        ProcessIsGone(world.members[r]);
+    if (exited || !world.store) {
+      if (exited || r == suspect) gone.push_back(r);
+    } else {
+      silent.push_back(r);
+    }
+  }
+  std::ostringstream os;
+  os << what << " failed on rank " << me << " of " << size << " (common world '" << world.name
+     << "'): ";
+  if (!gone.empty() || !silent.empty()) {
+    for (size_t i = 0; i < gone.size(); ++i) {
+      os << (i ? "; " : "") << world.DescribeRank(gone[i]) << " has exited";
+      if (gone[i] == suspect) os << " (its connection broke)";
+    }
+    if (!silent.empty()) {
+      os << (gone.empty() ? "" : "; ");
+      for (size_t i = 0; i < silent.size(); ++i) {
+        os << (i ? ", " : "") << world.DescribeRank(silent[i]);
+        if (silent[i] == suspect) os << " (its connection broke)";
+      }
+      os << (silent.size() == 1 ? " is" : " are") << " dead or stuck (no failure report within "
+         << std::min(kReportGrace, world.timeout()).count() / 1000 << " s)";
+    }
+  } else if (suspect >= 0) {
+    os << "the connection to " << world.DescribeRank(suspect) << " broke";
+  } else {
+    os << "every peer reported a failure too";
+  }
+  os << ". Gloo: " << gloo_message;
+  return os.str();
+}
+
+}  // namespace caffe2

@@ -1,0 +1,58 @@
+// ReduceScatter (engine GLOO): inputs [common_world, X1..Xk, recv_counts], outputs [X1..Xk,
+// recv_counts] in place (ops spec §3.5). recv_counts is an int32 vector with one element count per
+// rank (summing to the buffer size); rank r ends with its reduced chunk at the start of each buffer.
+// float or float16; Gloo's halving-doubling.
+#include <gloo/reduce_scatter.h>
+
+#include "distributed/gloo/collective_op.h"
+
+namespace caffe2 {
+namespace {
+
+class GlooReduceScatterOp final : public GlooOpBase {
+ public:
+  using GlooOpBase::GlooOpBase;
+
+ protected:
+  void RunCollective() override {
+    const int k = InputSize() - 2;
+    C2_ENFORCE(k >= 1, "needs [common_world, X1..Xk, recv_counts] with k >= 1, got ",
+               InputSize(), " inputs");
+    BufferSignature sig = SignatureOf(1, k, {DataType::FLOAT, DataType::FLOAT16});
+    const Tensor& counts = Input(InputSize() - 1);
+    C2_ENFORCE(counts.IsType<int32_t>() && counts.numel() == World().size(), "recv_counts ('",
+               debug_def().input(InputSize() - 1), "') must be an int32 vector with one count per "
+               "rank (", World().size(), "), got ", counts.DebugString());
+    std::vector<int> recv(counts.data<int32_t>(), counts.data<int32_t>() + counts.numel());
+    int64_t total = 0;
+    for (int c : recv) total += c;
+    C2_ENFORCE(total == sig.count, "recv_counts sum to ", total, " but the buffers hold ",
+               sig.count, " elements");
+    sig.pointers.push_back(counts.raw_data());
+    if (!AlreadyBuiltFor(sig)) {
+      if (sig.dtype == DataType::FLOAT) {
+        Keep(sig, Make<float>(sig, recv));
+      } else {
+        Keep(sig, Make<gloo::float16>(sig, recv));
+      }
+    }
+    algorithm().run();
+  }
+
+ private:
+  template <typename T>
+  std::unique_ptr<gloo::Algorithm> Make(const BufferSignature& sig, const std::vector<int>& recv) {
+    std::vector<T*> ptrs;
+    for (size_t i = 0; i + 1 < sig.pointers.size(); ++i) {
+      ptrs.push_back(static_cast<T*>(const_cast<void*>(sig.pointers[i])));
+    }
+    return std::make_unique<gloo::ReduceScatterHalvingDoubling<T>>(
+        World().context, ptrs, static_cast<int>(sig.count), recv);
+  }
+};
+
+}  // namespace
+
+REGISTER_CPU_OPERATOR(ReduceScatter_ENGINE_GLOO, GlooReduceScatterOp);
+
+}  // namespace caffe2

@@ -467,7 +467,7 @@ def _SyncAllParams(devices, model, init_net, net, rendezvous,
 
 
 def _SyncAllParamsSingleHost(devices, model, net, unique_param_names):
-    for param in unique_param_names:
+    for param in sorted(unique_param_names):
         _Broadcast(devices, model, net, param)
 
 

@@ -41,9 +41,10 @@ it, giving the upstream nets unchanged. Buffers are kept out of
 dynamic_memory_management's Free ops.
 
 The implementation is split over data_parallel_model_graph (blob grouping,
-device inference, sync lists, batch-norm rewrite, shared model, memory)
-and data_parallel_model_collectives (all-reduce, broadcast, common
-worlds); this module re-exports their helpers under the upstream names.
+device inference, sync lists, batch-norm rewrite, shared model, memory),
+data_parallel_model_collectives (all-reduce, broadcast, common worlds,
+blob syncs) and data_parallel_model_bmuf (Parallelize_BMUF); this module
+re-exports their functions under the upstream names.
 """
 import copy
 import logging
@@ -53,19 +54,23 @@ import numpy as np
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, dyndep, memonger, model_helper, scope, \
     workspace
+from caffe2.python.data_parallel_model_bmuf import (  # noqa: F401
+    Parallelize_BMUF, Parallelize_CPU_BMUF, Parallelize_GPU_BMUF)
 from caffe2.python.data_parallel_model_collectives import (  # noqa: F401
-    _DEFAULT_TIMEOUT_SEC, CollectivesConcurrencyControl, _AllReduce,
-    _AllReduceBlobs, _AllReduceBlobsDistributed, _AllReduceBlobsSingleHost,
-    _Broadcast, _BroadcastComputedParams,
-    _BroadcastComputedParamsDistributed, _BroadcastComputedParamsSingleHost,
-    _CreateOrCloneCommonWorld, _PlanBuckets, _SyncAllParams,
-    _SyncAllParamsDistributed, _SyncAllParamsSingleHost)
+    _DEFAULT_TIMEOUT_SEC, AddBlobSync, AddDistributedBlobSync,
+    CollectivesConcurrencyControl, _AllReduce, _AllReduceBlobs,
+    _AllReduceBlobsDistributed, _AllReduceBlobsSingleHost, _Broadcast,
+    _BroadcastComputedParams, _BroadcastComputedParamsDistributed,
+    _BroadcastComputedParamsSingleHost, _CreateOrCloneCommonWorld,
+    _PlanBuckets, _SyncAllParams, _SyncAllParamsDistributed,
+    _SyncAllParamsSingleHost)
 from caffe2.python.data_parallel_model_graph import (  # noqa: F401
     _AddDynamicMemoryOptimization, _AddGradientOperators, _AnalyzeOperators,
-    _ComputeBlobsToSync, _GroupByDevice, _InferBlobDevice,
-    _InterDeviceBatchNormalization, _InterleaveOps, _IsGPUBlob,
-    _OptimizeGradientMemorySimple, _PruneParametersForSharing,
-    _RemapParameterBlobsForSharedModel, _ValidateParams, stripBlobName)
+    _AssertNoDeviceScope, _ComputeBlobsToSync, _ForEachDevice,
+    _GroupByDevice, _InferBlobDevice, _InterDeviceBatchNormalization,
+    _InterleaveOps, _IsGPUBlob, _OptimizeGradientMemorySimple,
+    _PruneParametersForSharing, _RemapParameterBlobsForSharedModel,
+    _SetDeviceType, _ValidateParams, stripBlobName)
 
 dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/nccl:nccl_ops")
 dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/gloo:gloo_ops")
@@ -83,44 +88,6 @@ def Parallelize_GPU(*args, **kwargs):
 def Parallelize_CPU(*args, **kwargs):
     kwargs['cpu_device'] = True
     Parallelize(*args, **kwargs)
-
-
-def _SetDeviceType(model, devices, cpu_device, shared_model):
-    if not cpu_device:
-        for gpu in devices:
-            if gpu >= workspace.NumCudaDevices():
-                log.warning("** Only {} GPUs available, GPUs {} requested"
-                            .format(workspace.NumCudaDevices(), devices))
-                break
-        model._device_type = caffe2_pb2.CUDA
-        model._device_prefix = "gpu"
-        model._shared_model = False
-        assert shared_model is False, "Shared model only supported on CPU"
-        return "GPU"
-    model._device_type = caffe2_pb2.CPU
-    model._device_prefix = "cpu"
-    model._shared_model = shared_model
-    return "CPU"
-
-
-def _ForEachDevice(devices, f, device_type, device_prefix, scoped=False,
-                   *args, **kwargs):
-    """Calls f(device, ...) under each device's DeviceScope (and NameScope
-    '<prefix>_<id>' when scoped)."""
-    for device in devices:
-        with core.DeviceScope(core.DeviceOption(device_type, device)):
-            if scoped:
-                with core.NameScope("{}_{}".format(device_prefix, device)):
-                    f(device, *args, **kwargs)
-            else:
-                f(device, *args, **kwargs)
-
-
-def _AssertNoDeviceScope():
-    current = scope.CurrentDeviceScope()
-    assert current is None or current.device_type == caffe2_pb2.CPU, \
-        "Parallelize must be called without device-scope, " \
-        "device scope was: {}".format(current)
 
 
 def Parallelize(model_helper_obj, input_builder_fun,
@@ -348,201 +315,6 @@ def _GetReverseOrderedGrads(model):
     return list(reversed(model._grad_names))
 
 
-def Parallelize_GPU_BMUF(*args, **kwargs):
-    kwargs['cpu_device'] = False
-    Parallelize_BMUF(*args, **kwargs)
-
-
-def Parallelize_CPU_BMUF(*args, **kwargs):
-    kwargs['cpu_device'] = True
-    Parallelize_BMUF(*args, **kwargs)
-
-
-def Parallelize_BMUF(model_helper_obj, input_builder_fun,
-                     forward_pass_builder_fun, param_update_builder_fun,
-                     block_learning_rate=1.0, block_momentum=None,
-                     devices=None, rendezvous=None, net_type='dag',
-                     master_device=None, use_nccl=False, nesterov=False,
-                     optimize_gradient_memory=False,
-                     reset_momentum_sgd=False, warmup_iterations=None,
-                     max_concurrent_distributed_ops=4,
-                     add_blobs_to_sync=None, num_threads_per_device=4,
-                     cpu_device=False):
-    """Blockwise model-update filtering (Chen & Huo, ICASSP 2016): every
-    device trains its own copy with param_update_builder_fun for some
-    iterations (model.net), then model._global_model_param_updates_net
-    (run once by RunNet) averages the copies and applies a block momentum
-    update:
-        v = block_momentum * v + block_learning_rate * (avg - g)
-        g = g + v   (Nesterov: g = g + v - block_momentum * (v - v_prev))
-        param = g on every device.
-    """
-    _AssertNoDeviceScope()
-    assert isinstance(model_helper_obj, model_helper.ModelHelper)
-
-    if devices is None:
-        devices = list(range(0, workspace.NumCudaDevices()))
-    if master_device is None:
-        master_device = devices[0]
-
-    _SetDeviceType(model_helper_obj, devices, cpu_device, False)
-    model_helper_obj._devices = devices
-    model_helper_obj._rendezvous = rendezvous
-    model_helper_obj._broadcast_context = None
-    master_dev_opt = core.DeviceOption(model_helper_obj._device_type,
-                                       master_device)
-
-    num_shards = rendezvous['num_shards'] if rendezvous else 1
-    # Devices over all hosts.
-    num_devices = len(devices) * num_shards
-    num_workers = num_threads_per_device * len(devices)
-    if rendezvous:
-        num_workers += 8
-
-    loss_scale = 1.0 / num_devices
-    if block_momentum is None:
-        block_momentum = 1.0 - 1.0 / num_devices
-
-    max_concurrent_distributed_ops = min(max_concurrent_distributed_ops,
-                                         num_workers - 1)
-    model_helper_obj.net.Proto().num_workers = num_workers
-    model_helper_obj.net.Proto().type = net_type
-
-    # Initializes the global model, once, after param_init_net.
-    model_helper_obj._global_model_init_net = core.Net('global_model_init')
-    model_helper_obj._global_model_init_net.Proto().type = net_type
-    model_helper_obj._global_model_init_net.Proto().num_workers = num_workers
-
-    # The block update, run after `net` ran its local iterations.
-    model_helper_obj._global_model_param_updates_net = core.Net('global_model')
-    model_helper_obj._global_model_param_updates_net.Proto().type = net_type
-    model_helper_obj._global_model_param_updates_net.Proto().num_workers = \
-        num_workers
-
-    def _v(param):
-        return "{}_v".format(param)
-
-    def _g(param):
-        return "{}_g".format(param)
-
-    def _v_prev(param):
-        return "{}_prev".format(param)
-
-    non_datapar_params = copy.copy(model_helper_obj.params)
-    model_helper_obj._losses_by_gpu = {}
-
-    def _InitializeModels(gpu_id):
-        input_builder_fun(model_helper_obj)
-        loss = forward_pass_builder_fun(model_helper_obj, loss_scale)
-        model_helper_obj._losses_by_gpu[gpu_id] = loss
-
-    _ForEachDevice(devices, _InitializeModels,
-                   device_type=model_helper_obj._device_type,
-                   device_prefix=model_helper_obj._device_prefix,
-                   scoped=True)
-    _ValidateParams(model_helper_obj.params)
-
-    model_helper_obj._device_grouped_blobs = _GroupByDevice(
-        model_helper_obj, devices, model_helper_obj.params,
-        non_datapar_params)
-    model_helper_obj._param_names = \
-        list(model_helper_obj._device_grouped_blobs.keys())
-
-    _AddGradientOperators(devices, model_helper_obj,
-                          model_helper_obj._losses_by_gpu)
-    _ValidateParams(model_helper_obj.params)
-    _InferBlobDevice(model_helper_obj)
-
-    def _InitializeParamUpdate(gpu_id):
-        param_update_builder_fun(model_helper_obj)
-
-    _ForEachDevice(devices, _InitializeParamUpdate,
-                   device_type=model_helper_obj._device_type,
-                   device_prefix=model_helper_obj._device_prefix,
-                   scoped=True)
-
-    model_parameter_names = list(
-        model_helper_obj._device_grouped_blobs.keys())
-    if warmup_iterations is not None:
-        model_helper_obj._warmup_iterations = warmup_iterations
-        # Broadcasts the master's parameters after the warmup iterations.
-        model_helper_obj._warmup_broadcast = core.Net('warmup-broadcast')
-        model_helper_obj._warmup_broadcast.Proto().type = net_type
-        model_helper_obj._warmup_broadcast.Proto().num_workers = num_workers
-        _SyncAllParams(
-            devices, model_helper_obj, model_helper_obj.param_init_net,
-            model_helper_obj._warmup_broadcast, rendezvous,
-            model_parameter_names, max_concurrent_distributed_ops)
-        for param_name in model_helper_obj._device_grouped_blobs.keys():
-            param = model_helper_obj._device_grouped_blobs[param_name][
-                master_device]
-            with core.DeviceScope(master_dev_opt):
-                model_helper_obj._warmup_broadcast.Copy(param, _g(param))
-
-    # Step 0: the block momentum and the global model on the master.
-    init_net = model_helper_obj._global_model_init_net
-    for param_name in model_helper_obj._device_grouped_blobs.keys():
-        param = model_helper_obj._device_grouped_blobs[param_name][
-            master_device]
-        with core.DeviceScope(master_dev_opt):
-            init_net.ConstantFill(param, _v(param), value=0.0)
-            init_net.Copy(param, _g(param))
-            if nesterov:
-                init_net.ConstantFill(param, _v_prev(param), value=0.0)
-
-    # Step 1 (local iterations) is model.net. Step 2: sum the copies.
-    updates_net = model_helper_obj._global_model_param_updates_net
-    _AllReduceBlobs(
-        model_parameter_names, devices, model_helper_obj, updates_net,
-        rendezvous, use_nccl, max_concurrent_distributed_ops)
-
-    # Step 3: the block momentum update on the master.
-    for param_name in model_parameter_names:
-        param = model_helper_obj._device_grouped_blobs[param_name][
-            master_device]
-        with core.DeviceScope(master_dev_opt):
-            updates_net.Scale(param, param, scale=1.0 / num_devices)
-            updates_net.Sub([param, _g(param)], param)
-            updates_net.Scale(param, param, scale=block_learning_rate)
-            updates_net.Scale(_v(param), _v(param), scale=block_momentum)
-            updates_net.Add([_v(param), param], _v(param))
-            updates_net.Add([_g(param), _v(param)], _g(param))
-            if nesterov:
-                updates_net.Sub([_v(param), _v_prev(param)], _v_prev(param))
-                updates_net.Scale(_v_prev(param), _v_prev(param),
-                                  scale=block_momentum)
-                updates_net.Sub([_g(param), _v_prev(param)], _g(param))
-                updates_net.Copy(_v(param), _v_prev(param))
-            updates_net.Copy(_g(param), param)
-
-    _SyncAllParams(
-        devices, model_helper_obj, model_helper_obj.param_init_net,
-        updates_net, rendezvous, model_parameter_names,
-        max_concurrent_distributed_ops)
-
-    if add_blobs_to_sync is not None:
-        AddBlobSync(model_helper_obj, add_blobs_to_sync, net=updates_net)
-
-    if reset_momentum_sgd:
-        momentum_ops = [op for op in model_helper_obj.net.Proto().op
-                        if op.type == 'MomentumSGDUpdate']
-        for op in momentum_ops:
-            momentum_blob = op.input[1]
-            with core.DeviceScope(op.device_option):
-                updates_net.ConstantFill([momentum_blob], momentum_blob,
-                                         value=0.0)
-
-    if optimize_gradient_memory:
-        _OptimizeGradientMemorySimple(
-            model_helper_obj, model_helper_obj._losses_by_gpu, devices)
-
-    model_helper_obj._data_parallel_model_init_nets = [
-        model_helper_obj.param_init_net,
-        model_helper_obj._global_model_init_net]
-    model_helper_obj._data_parallel_model_nets = [
-        model_helper_obj.net, (updates_net, 1)]
-
-
 def RunInitNet(model):
     """Runs the init nets once and creates the training nets."""
     for init_net in model._data_parallel_model_init_nets:
@@ -719,42 +491,6 @@ def GetLearningRateBlobNames(model):
     # Upstream calls op.output(0) here and raises; this returns the blobs.
     return [op.output[0] for op in model.net.Proto().op
             if op.type == "LearningRate"]
-
-
-def AddBlobSync(model, blobs, net=None):
-    """Broadcasts the named (unprefixed) blobs from the master device (and
-    rank 0) to all devices (and hosts), in `net` (default model.net)."""
-    if len(blobs) == 0:
-        return
-    net = model.net if net is None else net
-    for b in blobs:
-        assert not b.startswith(model._device_prefix), \
-            "Provide unprefixed blob name: {}".format(b)
-        model._device_grouped_blobs[b] = {
-            d: core.BlobReference("{}_{}/{}".format(
-                model._device_prefix, d, b))
-            for d in model._devices}
-    _SyncAllParams(model._devices, model, model.param_init_net, net,
-                   model._rendezvous, set(blobs))
-
-
-def AddDistributedBlobSync(model, blobs):
-    """Sums the given blobs across hosts (not across local devices)."""
-    if model._rendezvous is None:
-        return
-    synth_name = "_".join([str(b) for b in blobs])
-    comm_world = _CreateOrCloneCommonWorld(
-        model.param_init_net,
-        "blob_sync_cw_" + synth_name,
-        rendezvous=model._rendezvous,
-        status_blob="create_blob_sync_cw_{}_cw_status".format(synth_name),
-    )
-    model.net.Allreduce(
-        inputs=[comm_world] + list(blobs),
-        outputs=list(blobs),
-        engine=model._rendezvous['engine'],
-        status_blob="blob_sync_allred_{}_status".format(synth_name),
-    )
 
 
 def OptimizeGradientMemory(model, input_shapes, excluded_blobs,

@@ -517,3 +517,39 @@ def _SyncAllParamsDistributed(devices, model, init_net, net, rendezvous,
             with core.DeviceScope(device_opt):
                 net.CopyCPUToGPU(param_cpu, master_param)
             _Broadcast(devices, model, net, param_name)
+
+
+def AddBlobSync(model, blobs, net=None):
+    """Broadcasts the named (unprefixed) blobs from the master device (and
+    rank 0) to all devices (and hosts), in `net` (default model.net)."""
+    if len(blobs) == 0:
+        return
+    net = model.net if net is None else net
+    for b in blobs:
+        assert not b.startswith(model._device_prefix), \
+            "Provide unprefixed blob name: {}".format(b)
+        model._device_grouped_blobs[b] = {
+            d: core.BlobReference("{}_{}/{}".format(
+                model._device_prefix, d, b))
+            for d in model._devices}
+    _SyncAllParams(model._devices, model, model.param_init_net, net,
+                   model._rendezvous, set(blobs))
+
+
+def AddDistributedBlobSync(model, blobs):
+    """Sums the given blobs across hosts (not across local devices)."""
+    if model._rendezvous is None:
+        return
+    synth_name = "_".join([str(b) for b in blobs])
+    comm_world = _CreateOrCloneCommonWorld(
+        model.param_init_net,
+        "blob_sync_cw_" + synth_name,
+        rendezvous=model._rendezvous,
+        status_blob="create_blob_sync_cw_{}_cw_status".format(synth_name),
+    )
+    model.net.Allreduce(
+        inputs=[comm_world] + list(blobs),
+        outputs=list(blobs),
+        engine=model._rendezvous['engine'],
+        status_blob="blob_sync_allred_{}_status".format(synth_name),
+    )

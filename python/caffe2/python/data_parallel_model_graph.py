@@ -7,10 +7,10 @@ Everything here is re-exported by data_parallel_model under the upstream
 names; see that module for the overall picture.
 """
 import logging
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 from caffe2.proto import caffe2_pb2
-from caffe2.python import core, memonger, scope, utils
+from caffe2.python import core, memonger, scope, utils, workspace
 
 log = logging.getLogger("data_parallel_model")
 
@@ -22,6 +22,44 @@ def stripBlobName(param):
         return stripBlobName(param.indices) + ":" + stripBlobName(param.values)
     name = str(param)
     return name[name.index(scope._NAMESCOPE_SEPARATOR) + 1:]
+
+
+def _SetDeviceType(model, devices, cpu_device, shared_model):
+    if not cpu_device:
+        for gpu in devices:
+            if gpu >= workspace.NumCudaDevices():
+                log.warning("** Only {} GPUs available, GPUs {} requested"
+                            .format(workspace.NumCudaDevices(), devices))
+                break
+        model._device_type = caffe2_pb2.CUDA
+        model._device_prefix = "gpu"
+        model._shared_model = False
+        assert shared_model is False, "Shared model only supported on CPU"
+        return "GPU"
+    model._device_type = caffe2_pb2.CPU
+    model._device_prefix = "cpu"
+    model._shared_model = shared_model
+    return "CPU"
+
+
+def _ForEachDevice(devices, f, device_type, device_prefix, scoped=False,
+                   *args, **kwargs):
+    """Calls f(device, ...) under each device's DeviceScope (and NameScope
+    '<prefix>_<id>' when scoped)."""
+    for device in devices:
+        with core.DeviceScope(core.DeviceOption(device_type, device)):
+            if scoped:
+                with core.NameScope("{}_{}".format(device_prefix, device)):
+                    f(device, *args, **kwargs)
+            else:
+                f(device, *args, **kwargs)
+
+
+def _AssertNoDeviceScope():
+    current = scope.CurrentDeviceScope()
+    assert current is None or current.device_type == caffe2_pb2.CPU, \
+        "Parallelize must be called without device-scope, " \
+        "device scope was: {}".format(current)
 
 
 def _DevicePrefix(model, device):
@@ -60,8 +98,8 @@ def _GroupByDevice(model, devices, params, non_data_params):
 
 
 def _ValidateParams(params):
-    names = [str(p) for p in params]
-    dupes = sorted({n for n in names if names.count(n) > 1})
+    counts = Counter(str(p) for p in params)
+    dupes = sorted(n for n, c in counts.items() if c > 1)
     assert not dupes, "Duplicate entries in params: {}".format(dupes)
 
 
@@ -243,9 +281,11 @@ def _InterDeviceBatchNormalization(model):
                 new_ops.append(
                     core.CreateOperator("Sum", bias_grad_blobs, bias_blob))
                 for blob in scale_grad_blobs:
-                    new_ops.append(core.CreateOperator("Copy", scale_blob, blob))
+                    new_ops.append(
+                        core.CreateOperator("Copy", scale_blob, blob))
                 for blob in bias_grad_blobs:
-                    new_ops.append(core.CreateOperator("Copy", bias_blob, blob))
+                    new_ops.append(
+                        core.CreateOperator("Copy", bias_blob, blob))
                 new_ops.extend(batch_norm_ops)
                 injected_ops = []
                 batch_norm_ops = []
@@ -347,7 +387,7 @@ def _AddDynamicMemoryOptimization(model, blobs_to_keep, devices):
     if blobs_to_keep is not None:
         for device in devices:
             for blob_name in blobs_to_keep:
-                keep.add("{}{}".format(_DevicePrefix(model, device), blob_name))
+                keep.add(_DevicePrefix(model, device) + blob_name)
     if model._rendezvous is not None:
         for grad in model.param_to_grad.values():
             if isinstance(grad, core.GradientSlice):

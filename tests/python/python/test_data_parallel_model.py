@@ -113,13 +113,16 @@ def params_of(model, device):
             for p in model.GetParams(prefix)}
 
 
-def train(forward, data, devices, iters=3, **kwargs):
+def train(forward, data, devices, iters=3, after=None, **kwargs):
     """Trains a Parallelize_CPU model on `data` split over `devices`, from
     fixed initial parameters; returns (model, per-iteration global losses,
-    final parameters of every device)."""
+    final parameters of every device). after(model) runs after
+    Parallelize."""
     model = model_helper.ModelHelper(name='dpm_test')
     dpm.Parallelize_CPU(model, no_input, forward, optimizer_builder_fun=sgd,
                         devices=devices, **kwargs)
+    if after is not None:
+        after(model)
     x, y = data
     feed_shards(model, x, y)
     dpm.RunInitNet(model)
@@ -223,16 +226,22 @@ def test_shared_model_keeps_one_copy_and_matches_one_device():
     assert len(ops_of(model.net, 'Copy')) == 0
 
 
-def test_optimize_gradient_memory_keeps_the_results():
-    ref = train(fc_forward, fc_data(), [0, 1])
-    workspace.ResetWorkspace()
-    model = model_helper.ModelHelper(name='dpm_test')
-    dpm.Parallelize_CPU(model, no_input, fc_forward,
-                        optimizer_builder_fun=sgd, devices=[0, 1])
-    before = [op.type for op in model.net.Proto().op]
-    dpm.OptimizeGradientMemory(model, {}, set(), False)
+@pytest.mark.parametrize('input_shapes', [None, {'data': [BATCH // 2,
+                                                          DIM_IN]}])
+def test_optimize_gradient_memory_keeps_the_results(input_shapes):
+    ref = train(fc_forward, fc_data(), [0])
+    before = []
+
+    def optimize(model):
+        before.extend(op.type for op in model.net.Proto().op)
+        dpm.OptimizeGradientMemory(model, input_shapes, {'relu_grad'}, False)
+
+    model, _, _ = got = train(fc_forward, fc_data(), [0, 1], after=optimize)
     assert [op.type for op in model.net.Proto().op] == before
-    assert any('__m' in b for op in model.net.Proto().op for b in op.output)
+    outputs = {b for op in model.net.Proto().op for b in op.output}
+    assert any('__m' in b and 'shared' in b for b in outputs)
+    assert {'cpu_0/relu_grad', 'cpu_1/relu_grad'} <= outputs
+    assert_same_training(ref, got)
 
 
 @pytest.mark.parametrize('kwargs', [dict(dynamic_memory_management=True,
@@ -283,7 +292,8 @@ def test_model_attributes_and_net_settings():
     assert [(op.input[0], op.device_option.cuda_gpu_id) for op in seeds] == [
         ('cpu_0/scaled_loss', 0), ('cpu_1/scaled_loss', 1)]
     scales = {op.output[0]: args(op)['scale']
-              for op in ops_of(model.net, 'Scale') if 'grad' not in op.output[0]}
+              for op in ops_of(model.net, 'Scale')
+              if 'grad' not in op.output[0]}
     assert scales == {'cpu_0/scaled_loss': 0.5, 'cpu_1/scaled_loss': 0.5}
 
 
@@ -860,7 +870,8 @@ def test_gloo_transport_options():
     assert all(args(op)['gpu_direct'] == 1
                for op in ops_of(model.net, 'Allreduce'))
     scales = {op.output[0]: args(op)['scale']
-              for op in ops_of(model.net, 'Scale') if 'grad' not in op.output[0]}
+              for op in ops_of(model.net, 'Scale')
+              if 'grad' not in op.output[0]}
     assert scales['cpu_0/scaled_loss'] == pytest.approx(1.0 / 6)
 
 

@@ -961,6 +961,23 @@ def test_gpu_gloo_allreduce_runs_on_the_master_gpu():
     dpm._AnalyzeOperators(model)
 
 
+def test_gpu_gloo_bucketing_runs_on_each_gpu():
+    model = model_helper.ModelHelper(name='dpm_gpu_gloo')
+    with pretend_registered(*COLLECTIVES):
+        dpm.Parallelize_GPU(model, no_input, fc_forward,
+                            optimizer_builder_fun=sgd, devices=[0, 1],
+                            rendezvous=dict(GLOO), bucket_size_mb=1)
+    assert [op.name for op in ops_of(model.net, 'Allreduce')] == [
+        'dpm_bucket_0']
+    for op_type in ('FlattenDenseTensors', 'UnflattenDenseTensors'):
+        ops = ops_of(model.net, op_type)
+        assert [(op.device_option.device_type, op.device_option.cuda_gpu_id)
+                for op in ops] == [(caffe2_pb2.CUDA, 0), (caffe2_pb2.CUDA, 1)]
+        assert all(b.startswith('gpu_{}/'.format(op.device_option.cuda_gpu_id))
+                   for op in ops for b in list(op.input) + list(op.output))
+    dpm._AnalyzeOperators(model)
+
+
 # ------------------------------------------------------------ bucketing
 
 def test_no_bucketing_by_default_gives_the_same_nets():

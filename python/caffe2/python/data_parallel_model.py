@@ -1,0 +1,577 @@
+"""Data-parallel (synchronous SGD) training on several devices and hosts.
+
+    data_parallel_model.Parallelize(
+        model, input_builder_fun=add_inputs,
+        forward_pass_builder_fun=add_model_and_loss,   # returns [loss]
+        optimizer_builder_fun=add_optimizer,
+        devices=[0, 1], cpu_device=True)
+    data_parallel_model.RunInitNet(model)
+    data_parallel_model.RunNet(model, 1)
+
+Parallelize builds one copy of the model per device, under the device's
+DeviceScope and the NameScope "<prefix>_<id>" (prefix "gpu" or "cpu"), so
+every blob is named like "gpu_1/conv1_w". The forward builder scales its
+loss by 1 / (#devices * #shards), gradients are SUMMED over devices and
+hosts (never averaged), and each device then applies the same update, so
+the replicas stay identical. Gradients are reduced last layer first so the
+communication of late layers overlaps the backward pass of early ones.
+
+Reduction paths: single host GPU - a tree of Sum ops named 'dpm' and Copy
+broadcasts (or NCCLAllreduce with use_nccl); single host CPU - Sum into
+the first device and Copy back (no copy with shared_model); several hosts
+(rendezvous with num_shards > 1, engine 'GLOO') - one Gloo Allreduce per
+gradient over the local buffers of all devices, on up to
+max_concurrent_distributed_ops common worlds. Only the first world
+("allreduce_0_cw") rendezvouses through the store; the others clone it.
+Initial parameters are broadcast from device 0 of rank 0 in
+param_init_net. Errors of the Gloo ops set the "..._status" blobs and fail
+the net (there is no recovery: a dead shard stops the training).
+
+Gradient bucketing (beyond upstream): Parallelize(..., bucket_size_mb=X)
+fuses, on the multi-host GLOO path, runs of consecutive (in the reverse
+reduction order) dense float gradients whose sizes add up to less than X
+MiB into one Allreduce: per device FlattenDenseTensors packs them into a
+buffer blob "<prefix>_<d>/dpm_bucket_<i>" (constant size, so allocated
+once and pointer-stable as Gloo requires), the Allreduce named
+"dpm_bucket_<i>" (status "allreduce_dpm_bucket_<i>_status") sums the
+buffers, and UnflattenDenseTensors copies them back into the gradients.
+Gradients of X MiB or more, sparse ones and those whose shape does not
+follow from param_init_net stay alone. None or 0 (the default) disables
+it, giving the upstream nets unchanged. Buffers are kept out of
+dynamic_memory_management's Free ops.
+
+The implementation is split over data_parallel_model_graph (blob grouping,
+device inference, sync lists, batch-norm rewrite, shared model, memory),
+data_parallel_model_collectives (all-reduce, broadcast, common worlds,
+blob syncs) and data_parallel_model_bmuf (Parallelize_BMUF); this module
+re-exports their functions under the upstream names.
+"""
+import copy
+import logging
+
+import numpy as np
+
+from caffe2.proto import caffe2_pb2
+from caffe2.python import core, dyndep, memonger, model_helper, scope, \
+    workspace
+from caffe2.python.data_parallel_model_bmuf import (  # noqa: F401
+    Parallelize_BMUF, Parallelize_CPU_BMUF, Parallelize_GPU_BMUF)
+from caffe2.python.data_parallel_model_collectives import (  # noqa: F401
+    _DEFAULT_TIMEOUT_SEC, AddBlobSync, AddDistributedBlobSync,
+    CollectivesConcurrencyControl, _AllReduce, _AllReduceBlobs,
+    _AllReduceBlobsDistributed, _AllReduceBlobsSingleHost, _Broadcast,
+    _BroadcastComputedParams, _BroadcastComputedParamsDistributed,
+    _BroadcastComputedParamsSingleHost, _CreateOrCloneCommonWorld,
+    _PlanBuckets, _SyncAllParams, _SyncAllParamsDistributed,
+    _SyncAllParamsSingleHost)
+from caffe2.python.data_parallel_model_graph import (  # noqa: F401
+    _AddDynamicMemoryOptimization, _AddGradientOperators, _AnalyzeOperators,
+    _AssertNoDeviceScope, _ComputeBlobsToSync, _ForEachDevice,
+    _GroupByDevice, _InferBlobDevice, _InterDeviceBatchNormalization,
+    _InterleaveOps, _IsGPUBlob, _OptimizeGradientMemorySimple,
+    _PruneParametersForSharing, _RemapParameterBlobsForSharedModel,
+    _SetDeviceType, _ValidateParams, stripBlobName)
+
+dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/nccl:nccl_ops")
+dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/gloo:gloo_ops")
+dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/gloo:gloo_ops_gpu")
+
+log = logging.getLogger("data_parallel_model")
+log.setLevel(logging.INFO)
+
+
+def Parallelize_GPU(*args, **kwargs):
+    kwargs['cpu_device'] = False
+    Parallelize(*args, **kwargs)
+
+
+def Parallelize_CPU(*args, **kwargs):
+    kwargs['cpu_device'] = True
+    Parallelize(*args, **kwargs)
+
+
+def Parallelize(model_helper_obj, input_builder_fun,
+                forward_pass_builder_fun, param_update_builder_fun=None,
+                optimizer_builder_fun=None, post_sync_builder_fun=None,
+                devices=None, rendezvous=None, net_type='dag',
+                broadcast_computed_params=True,
+                optimize_gradient_memory=False,
+                dynamic_memory_management=False, blobs_to_keep=None,
+                use_nccl=False, max_concurrent_distributed_ops=16,
+                cpu_device=False, num_threads_per_device=4,
+                shared_model=False, combine_spatial_bn=False,
+                bucket_size_mb=None):
+    """Turns `model_helper_obj` into a data-parallel model over `devices`.
+
+    input_builder_fun(model): adds the input ops of one device.
+    forward_pass_builder_fun(model, loss_scale): adds the model of one
+        device and returns its list of losses, scaled by loss_scale.
+    param_update_builder_fun(model): adds the updates of one device
+        (called under each device's scopes), or
+    optimizer_builder_fun(model): builds the optimizer once for all
+        devices and returns it. Neither: a forward-only (test) model.
+    post_sync_builder_fun(model): per device, after the initial sync.
+    devices: device ids (GPU ids, or any ids with cpu_device=True).
+    rendezvous: None (single host) or a dict with kv_handler (the store
+        handler blob, None for MPI), shard_id, num_shards, engine ('GLOO'),
+        optional transport ('tcp'/'ibverbs'), interface, mpi_rendezvous.
+    net_type, num_threads_per_device: the net's executor and its workers.
+    broadcast_computed_params: copy device 0's BN statistics to the others
+        every iteration.
+    optimize_gradient_memory / dynamic_memory_management / blobs_to_keep:
+        memonger blob sharing / Free after last use (exclusive).
+    use_nccl: NCCL all-reduce between local GPUs.
+    max_concurrent_distributed_ops: Gloo common worlds used in parallel.
+    cpu_device, shared_model, combine_spatial_bn: CPU devices; one copy of
+        the parameters for all of them; batch norm over the whole batch.
+    bucket_size_mb: gradient bucketing on the multi-host GLOO path (see the
+        module docstring); None or 0 disables it.
+    """
+    _AssertNoDeviceScope()
+    if devices is None:
+        # Upstream builds a 1-tuple here; pass devices explicitly.
+        devices = list(range(0, workspace.NumCudaDevices())),
+
+    device_name = _SetDeviceType(model_helper_obj, devices, cpu_device,
+                                 shared_model)
+    if shared_model and rendezvous is not None:
+        log.warning("Shared model only supported on single-node currently")
+
+    log.info("Parallelizing model for devices: {}".format(devices))
+    extra_workers = 8 if rendezvous is not None else 0
+    num_workers = len(devices) * num_threads_per_device + extra_workers
+    max_concurrent_distributed_ops = \
+        min(max_concurrent_distributed_ops, num_workers - 1)
+    model_helper_obj.net.Proto().num_workers = num_workers
+    model_helper_obj.net.Proto().type = net_type
+
+    model_helper_obj._devices = devices
+    model_helper_obj._rendezvous = rendezvous
+    model_helper_obj._broadcast_context = None
+    model_helper_obj._grad_names = []
+    model_helper_obj._bucket_size_mb = bucket_size_mb
+
+    assert isinstance(model_helper_obj, model_helper.ModelHelper)
+
+    # Params made before Parallelize are not data parallel.
+    non_datapar_params = copy.copy(model_helper_obj.params)
+
+    log.info("Create input and model training operators")
+    losses_by_gpu = {}
+    num_shards = 1 if rendezvous is None else rendezvous['num_shards']
+    loss_scale = 1.0 / (len(devices) * num_shards)
+
+    has_parameter_updates = param_update_builder_fun is not None or \
+        optimizer_builder_fun is not None
+    assert not (param_update_builder_fun is not None and
+                optimizer_builder_fun is not None), \
+        'Can only specify one of param_update_builder_fun, ' \
+        'optimizer_builder_fun'
+
+    if not has_parameter_updates and model_helper_obj.init_params:
+        log.warning("Model {} is used for testing/validation but has "
+                    "init_params=True: running its param_init_net would "
+                    "overwrite the trained parameters. Use "
+                    "ModelHelper(init_params=False).".format(
+                        model_helper_obj.name))
+
+    for device in devices:
+        device_opt = core.DeviceOption(model_helper_obj._device_type, device)
+        with core.DeviceScope(device_opt):
+            with core.NameScope("{}_{}".format(
+                    model_helper_obj._device_prefix, device)):
+                log.info("Model for {} : {}".format(device_name, device))
+                input_builder_fun(model_helper_obj)
+                losses = forward_pass_builder_fun(model_helper_obj, loss_scale)
+                if has_parameter_updates:
+                    assert isinstance(losses, list), \
+                        'Model builder function must return list of loss blobs'
+                    for loss in losses:
+                        assert isinstance(loss, core.BlobReference), \
+                            'Model builder func must return list of loss blobs'
+                losses_by_gpu[device] = losses
+    _ValidateParams(model_helper_obj.params)
+
+    model_helper_obj._device_grouped_blobs = _GroupByDevice(
+        model_helper_obj, devices, model_helper_obj.params,
+        non_datapar_params)
+    computed_params_grouped = _GroupByDevice(
+        model_helper_obj, devices, model_helper_obj.GetComputedParams(''), [])
+    model_helper_obj._device_grouped_blobs.update(computed_params_grouped)
+    model_helper_obj._param_names = \
+        list(model_helper_obj._device_grouped_blobs.keys())
+    model_helper_obj._computed_param_names = \
+        list(computed_params_grouped.keys())
+
+    if not has_parameter_updates:
+        log.info("Parameter update function not defined --> only forward")
+        _InferBlobDevice(model_helper_obj)
+        return
+
+    log.info("Adding gradient operators")
+    _AddGradientOperators(devices, model_helper_obj, losses_by_gpu)
+
+    if combine_spatial_bn:
+        assert cpu_device, \
+            'combine_spatial_bn is currently only supported on the CPU'
+        _InterleaveOps(model_helper_obj)
+        _InterDeviceBatchNormalization(model_helper_obj)
+
+    _ValidateParams(model_helper_obj.params)
+
+    param_to_grad = model_helper_obj.param_to_grad
+    grads_ordered = [param_to_grad[p] for p in model_helper_obj.params
+                     if p in param_to_grad]
+    non_datapar_grads = [param_to_grad[p] for p in non_datapar_params]
+    gradients_grouped = _GroupByDevice(
+        model_helper_obj, devices, grads_ordered, non_datapar_grads)
+    model_helper_obj._device_grouped_blobs.update(gradients_grouped)
+    model_helper_obj._grad_names = list(gradients_grouped.keys())
+    model_helper_obj._losses_by_gpu = losses_by_gpu
+
+    _InferBlobDevice(model_helper_obj)
+
+    log.info("Add gradient all-reduces for SyncSGD")
+    if broadcast_computed_params:
+        _BroadcastComputedParams(devices, model_helper_obj, rendezvous,
+                                 use_nccl)
+
+    if len(model_helper_obj._grad_names) > 0:
+        reverse_ordered_grads = _GetReverseOrderedGrads(model_helper_obj)
+        _AllReduceBlobs(
+            reverse_ordered_grads, devices, model_helper_obj,
+            model_helper_obj.net, rendezvous, use_nccl,
+            max_concurrent_distributed_ops, bucket_size_mb=bucket_size_mb)
+    else:
+        log.info("NOTE: Param builder function did not create any "
+                 "parameters.")
+
+    log.info("Post-iteration operators for updating params")
+    all_params = set(model_helper_obj.GetParams(''))
+    if shared_model:
+        _PruneParametersForSharing(model_helper_obj)
+
+    if param_update_builder_fun is not None:
+        for device in devices:
+            device_opt = core.DeviceOption(model_helper_obj._device_type,
+                                           device)
+            with core.DeviceScope(device_opt):
+                with core.NameScope("{}_{}".format(
+                        model_helper_obj._device_prefix, device)):
+                    param_update_builder_fun(model_helper_obj)
+    else:
+        log.info("Calling optimizer builder function")
+        model_helper_obj._optimizer = optimizer_builder_fun(model_helper_obj)
+
+    sync_blobs, sync_names = _ComputeBlobsToSync(model_helper_obj)
+    model_helper_obj._device_grouped_blobs.update(
+        _GroupByDevice(model_helper_obj, devices, sync_blobs, []))
+
+    _InferBlobDevice(model_helper_obj)
+    _AnalyzeOperators(model_helper_obj)
+
+    # Read by upstream's DAG executor (one worker on the first run); this
+    # runtime accepts and ignores it.
+    arg = model_helper_obj.Proto().arg.add()
+    arg.name = "first_iter_only_one_worker"
+    arg.i = 1
+
+    log.info("Add initial parameter sync")
+    _SyncAllParams(
+        devices, model_helper_obj, model_helper_obj.param_init_net,
+        model_helper_obj.param_init_net, rendezvous, sync_names,
+        max_concurrent_distributed_ops=1)
+
+    if post_sync_builder_fun is not None:
+        for device in devices:
+            device_opt = core.DeviceOption(model_helper_obj._device_type,
+                                           device)
+            with core.DeviceScope(device_opt):
+                with core.NameScope("{}_{}".format(
+                        model_helper_obj._device_prefix, device)):
+                    post_sync_builder_fun(model_helper_obj)
+
+    assert not (optimize_gradient_memory and dynamic_memory_management), \
+        "It is not advised to use gradient optimization ('memonger') " \
+        "with dynamic memory management."
+    if optimize_gradient_memory:
+        _OptimizeGradientMemorySimple(model_helper_obj, losses_by_gpu,
+                                      devices)
+    if dynamic_memory_management:
+        _AddDynamicMemoryOptimization(model_helper_obj, blobs_to_keep,
+                                      devices)
+
+    model_helper_obj._data_parallel_model_init_nets = [
+        model_helper_obj.param_init_net]
+    model_helper_obj._data_parallel_model_nets = [model_helper_obj.net]
+
+    if shared_model:
+        _RemapParameterBlobsForSharedModel(model_helper_obj, all_params)
+
+
+def _GetReverseOrderedGrads(model):
+    """Gradient group names, last parameter first (the order in which the
+    backward pass produces them)."""
+    return list(reversed(model._grad_names))
+
+
+def RunInitNet(model):
+    """Runs the init nets once and creates the training nets."""
+    for init_net in model._data_parallel_model_init_nets:
+        workspace.RunNetOnce(init_net)
+    for net_iters in model._data_parallel_model_nets:
+        if isinstance(net_iters, tuple):
+            workspace.CreateNet(net_iters[0])
+        else:
+            workspace.CreateNet(net_iters)
+
+
+def RunWarmup(model):
+    workspace.RunNet(model.net, model._warmup_iterations)
+    workspace.RunNetOnce(model._warmup_broadcast)
+
+
+def RunNet(model, num_iterations):
+    """Runs the training net num_iterations times (then, for BMUF, the
+    global update net once)."""
+    for net_iter in model._data_parallel_model_nets:
+        if isinstance(net_iter, tuple):
+            workspace.RunNet(net_iter[0].Proto().name, net_iter[1])
+        else:
+            workspace.RunNet(net_iter, num_iterations)
+
+
+barrier_instance = 0
+
+
+def Synchronize(model, timeout_sec=_DEFAULT_TIMEOUT_SEC):
+    """A Gloo barrier over all hosts (no-op on one host). Every host must
+    call it equally often: the n-th call uses sync_barrier_cw_<n>."""
+    if model._rendezvous is None or model._rendezvous['num_shards'] <= 1:
+        return
+    log.info("Creating a barrier net")
+    assert model._rendezvous['engine'] == 'GLOO', \
+        "Engine does not support barrier"
+    global barrier_instance
+    instance = barrier_instance
+    barrier_instance += 1
+    barrier_net = core.Net("sync_barrier_net_" + str(instance))
+    comm_world = _CreateOrCloneCommonWorld(
+        barrier_net,
+        "sync_barrier_cw_" + str(instance),
+        rendezvous=model._rendezvous,
+        status_blob="sync_barrier_cw_status_" + str(instance),
+        timeout_sec=timeout_sec,
+    )
+    barrier_net.Barrier(
+        inputs=[comm_world],
+        outputs=[],
+        engine=model._rendezvous['engine'],
+        status_blob="sync_barrier_status_" + str(instance),
+    )
+    workspace.RunNetOnce(barrier_net)
+
+
+def ConvertNetForDevice(net, device=None):
+    """A deep copy of `net` with every blob name prefixed '<prefix>_<id>/'
+    and every op on `device` (default: the current DeviceScope), e.g. to
+    AppendNet another model's net inside a forward builder."""
+    mnet = copy.deepcopy(net)
+    if device is None:
+        device = scope.CurrentDeviceScope()
+    assert device is not None, \
+        "ConvertNetForDevice needs a device or a DeviceScope"
+    device_prefix = "gpu" if device.device_type == caffe2_pb2.CUDA else "cpu"
+    namescope = "{}_{}/".format(device_prefix, device.cuda_gpu_id)
+    for op in mnet.Proto().op:
+        if "RecurrentNetwork" in op.type:
+            raise NotImplementedError(
+                "RecurrentNetwork conversion not yet supported")
+        for i, inputb in enumerate(op.input):
+            op.input[i] = namescope + inputb
+        for i, outputb in enumerate(op.output):
+            op.output[i] = namescope + outputb
+        for i, blob in enumerate(op.control_input):
+            op.control_input[i] = namescope + blob
+        op.device_option.CopyFrom(device)
+    for i, einp in enumerate(mnet.Proto().external_input):
+        mnet.Proto().external_input[i] = namescope + einp
+    for i, eoutp in enumerate(mnet.Proto().external_output):
+        mnet.Proto().external_output[i] = namescope + eoutp
+    return mnet
+
+
+def ExtractPredictorNet(model, inputs, outputs, device):
+    """(predict net, params it reads) from the master device's ops, with
+    the device prefix renamed away from inputs and outputs."""
+    master_device = model._devices[0]
+    prefix = "{}_{}/".format(model._device_prefix, master_device)
+    prefix_inputs = [prefix + str(b) for b in inputs]
+    prefix_outputs = [prefix + str(b) for b in outputs]
+    return model_helper.ExtractPredictorNet(
+        net_proto=model.net.Proto(),
+        input_blobs=prefix_inputs,
+        output_blobs=prefix_outputs,
+        device=device,
+        renames={a: b for (a, b) in zip(prefix_inputs + prefix_outputs,
+                                         list(inputs) + list(outputs))},
+    )
+
+
+def GetCheckpointParams(model):
+    """The blobs of a complete checkpoint: the synced blobs of the first
+    device plus the unprefixed iteration counters."""
+    all_blobs, _ = _ComputeBlobsToSync(model)
+    first_prefix = "{}_{}/".format(model._device_prefix, model._devices[0])
+    first_gpu_blobs = {b for b in all_blobs
+                       if str(b).startswith(first_prefix)}
+    iteration_blobs = set()
+    for op in model.net.Proto().op:
+        if op.type == 'Iter' or op.type == 'AtomicIter':
+            if not op.output[0].startswith(
+                    "{}_".format(model._device_prefix)):
+                iteration_blobs.add(op.output[0])
+    return first_gpu_blobs.union(iteration_blobs)
+
+
+def FinalizeAfterCheckpoint(model, blobs=None):
+    """After loading a checkpoint into the first device: copies its blobs
+    (the synced ones, or `blobs`) to the other devices and hosts. The sync
+    net is built and created on the first call."""
+    if not hasattr(model, "_checkpoint_net"):
+        if blobs is None:
+            _, uniq_blob_names = _ComputeBlobsToSync(model)
+        else:
+            uniq_blob_names = [stripBlobName(p) for p in blobs]
+
+        # The blobs may include non-parameters (momentum...): register them.
+        log.info("Creating checkpoint synchronization net")
+        devices = model.GetDevices()
+        for name in uniq_blob_names:
+            if name not in model._device_grouped_blobs:
+                model._device_grouped_blobs[name] = {
+                    d: core.BlobReference("{}_{}{}{}".format(
+                        model._device_prefix, d, scope._NAMESCOPE_SEPARATOR,
+                        name))
+                    for d in devices}
+
+        model._checkpoint_net = core.Net("checkpoint_sync_net")
+        model._checkpoint_net.RunAllOnGPU()
+
+        checkpoint_init_net = None
+        if model._rendezvous is not None and \
+                model._rendezvous['num_shards'] > 1:
+            checkpoint_init_net = core.Net("checkpoint_init_net")
+            checkpoint_init_net.RunAllOnGPU()
+
+        _SyncAllParams(
+            devices, model, checkpoint_init_net, model._checkpoint_net,
+            model._rendezvous, uniq_blob_names,
+            max_concurrent_distributed_ops=1)
+        if checkpoint_init_net:
+            workspace.RunNetOnce(checkpoint_init_net)
+        workspace.CreateNet(model._checkpoint_net)
+
+    log.info("Run checkpoint net")
+    workspace.RunNet(model._checkpoint_net.Proto().name)
+
+
+def GetLearningRateBlobNames(model):
+    """The learning-rate blobs of the optimizer built by
+    optimizer_builder_fun (one per GPU, or one shared CPU blob); without
+    one, the outputs of the LearningRate ops of the net."""
+    if getattr(model, '_optimizer', None) is not None:
+        if model._device_type == caffe2_pb2.CPU:
+            return [model._optimizer.get_cpu_blob_name('lr')]
+        elif model._device_type == caffe2_pb2.CUDA:
+            return [model._optimizer.get_gpu_blob_name('lr', gpu, '')
+                    for gpu in model._devices]
+        raise Exception(
+            "Unsupported device type : {}".format(model._device_type))
+    # Upstream calls op.output(0) here and raises; this returns the blobs.
+    return [op.output[0] for op in model.net.Proto().op
+            if op.type == "LearningRate"]
+
+
+def OptimizeGradientMemory(model, input_shapes, excluded_blobs,
+                           recycle_activations):
+    """Shares gradient blobs (and, with recycle_activations, activations)
+    per device with memonger.
+
+    input_shapes: {unprefixed input: shape} to size the blobs, or None.
+    excluded_blobs: unprefixed names never shared.
+    """
+    if input_shapes is not None:
+        input_shapes_all_devices = {}
+        for b, shp in input_shapes.items():
+            for d in model._devices:
+                input_shapes_all_devices["{}_{}/{}".format(
+                    model._device_prefix, d, b)] = shp
+        shapes, _ = workspace.InferShapesAndTypes(
+            [model.param_init_net, model.net], input_shapes_all_devices)
+    else:
+        shapes = None
+
+    for device in model._devices:
+        namescope = "{}_{}/".format(model._device_prefix, device)
+        excluded_blobs_by_device = set(namescope + b for b in excluded_blobs)
+        model.net._net = memonger.share_grad_blobs(
+            model.net,
+            model._losses_by_gpu[device],
+            set(model.param_to_grad.values()),
+            namescope,
+            dont_share_blobs=excluded_blobs_by_device,
+            share_activations=recycle_activations,
+            blob_shapes=shapes,
+        )
+
+
+def _RunComparison(model, blob_name, device=None):
+    """Debug helper: asserts that `blob_name` has the same sum of squares
+    on every host (one-hot weighted Allreduce)."""
+    if device is None:
+        device = model._blob_to_device[blob_name]
+    with core.DeviceScope(device):
+        rendezvous = model._rendezvous
+        if rendezvous is None or rendezvous['num_shards'] == 1:
+            return True
+
+        test_data_arr = np.zeros(rendezvous['num_shards']).astype(np.float32)
+        test_data_arr[rendezvous['shard_id']] = 1
+        workspace.FeedBlob("compare_arr", test_data_arr)
+
+        comparison_net = core.Net("allcompare_net")
+        kwargs = {}
+        if 'mpi_rendezvous' in rendezvous:
+            kwargs['mpi_rendezvous'] = rendezvous['mpi_rendezvous']
+        comm_world = comparison_net.CreateCommonWorld(
+            rendezvous['kv_handler'] or [],
+            "initial_sync",
+            name=model.net.Proto().name + ".cw_master_select",
+            size=rendezvous['num_shards'],
+            rank=rendezvous['shard_id'],
+            engine=rendezvous['engine'],
+            status_blob="cw_master_select",
+            **kwargs)
+
+        blob_name_checksum = blob_name + "_checksum"
+        comparison_net.SumSqrElements(
+            [blob_name], [blob_name_checksum], average=False)
+        blob_name_gather = blob_name + "_gather"
+        comparison_net.Mul(
+            inputs=["compare_arr", blob_name_checksum],
+            outputs=blob_name_gather, broadcast=1)
+        comparison_net.Allreduce(
+            inputs=[comm_world, blob_name_gather],
+            outputs=[blob_name_gather],
+            engine=rendezvous['engine'],
+            status_blob="all_reduce_master_select_status")
+
+        workspace.RunNetOnce(comparison_net)
+        gather_arr = workspace.FetchBlob(blob_name_gather)
+        baseline = gather_arr[0]
+        for i in range(rendezvous['num_shards']):
+            assert gather_arr[i] == baseline, \
+                "allcompare failed on shard {}.".format(
+                    rendezvous['shard_id'])
+        return True

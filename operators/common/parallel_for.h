@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <thread>
@@ -12,9 +13,17 @@
 
 namespace caffe2 {
 
-// Hardware threads available to one kernel (at least 1).
+// Hardware threads available to one kernel (at least 1), capped by OMP_NUM_THREADS when it is set
+// (so that several processes sharing a machine, e.g. shards of one run, can split the cores).
 inline int MaxKernelThreads() {
-  static const int n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  static const int n = [] {
+    int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+      const int cap = std::atoi(env);
+      if (cap > 0) hw = std::min(hw, cap);
+    }
+    return hw;
+  }();
   return n;
 }
 

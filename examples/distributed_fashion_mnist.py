@@ -1,0 +1,136 @@
+"""The main job: synchronous data-parallel training of a ResNet on Fashion-MNIST with N shards.
+
+Launches `resnet50_trainer.py` N times on this machine (one process per shard, loopback TCP), joined
+by a file-store rendezvous in a fresh temporary directory, reading Datum LMDBs made from Debian's
+dataset-fashion-mnist with `caffe2.python.tools.make_fashion_mnist_db` (made once, kept in
+--data_dir). Each shard prints its progress per iteration; shard 0 writes a checkpoint per epoch and
+the CSV log; at the end every shard reports its test accuracy. If a shard dies, the others stop with
+an error naming it, and this launcher exits non-zero.
+
+    python examples/distributed_fashion_mnist.py [--num_shards 2] [--epochs 2] [-- TRAINER FLAGS]
+
+Flags after `--` go to the trainer unchanged (they win over the defaults below).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRAINER = os.path.join(HERE, "resnet50_trainer.py")
+DEFAULT_DATA_DIR = os.path.join(os.path.dirname(HERE), "build", "data")
+TRAIN_IMAGES, TEST_IMAGES = 60000, 10000
+
+
+def make_dbs(data_dir):
+    train = os.path.join(data_dir, "fashion_mnist_train_datum_lmdb")
+    test = os.path.join(data_dir, "fashion_mnist_test_datum_lmdb")
+    if not (os.path.isdir(train) and os.path.isdir(test)):
+        os.makedirs(data_dir, exist_ok=True)
+        print("Making the Fashion-MNIST Datum LMDBs in {}".format(data_dir), flush=True)
+        subprocess.check_call([sys.executable, "-m", "caffe2.python.tools.make_fashion_mnist_db",
+                               "--output_dir", data_dir, "--form", "datum", "--db", "lmdb",
+                               "--quiet"])
+    return train, test
+
+
+def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
+    per_shard_batch = args.batch_size
+    return [
+        "--train_data", train_db, "--test_data", test_db, "--db_type", "lmdb",
+        "--num_shards", str(args.num_shards), "--shard_id", str(shard_id), "--run_id", run_id,
+        "--file_store_path", store_dir, "--use_cpu", "1", "--num_gpus", "1",
+        "--model", "resnet", "--resnet_blocks", str(args.resnet_blocks),
+        "--num_channels", "1", "--image_size", "28", "--scale", "28", "--num_labels", "10",
+        "--batch_size", str(per_shard_batch), "--epoch_size", str(args.epoch_size),
+        "--num_epochs", str(args.epochs), "--base_learning_rate", str(args.lr),
+        "--lr_linear_scaling", "--lr_warmup_epochs", "0.2", "--weight_decay", "1e-4",
+        "--num_test_iters", str(TEST_IMAGES // per_shard_batch),
+        "--save_model_name", "fashion_resnet", "--run_name", "fashion_resnet_shard{}".format(
+            shard_id), "--log_dir", store_dir,
+    ] + args.trainer_args
+
+
+def pump(proc, shard_id, lines, quiet_every):
+    """Copies a shard's output, prefixed; with quiet_every > 1 only every n-th iteration line."""
+    for line in proc.stdout:
+        lines.append(line)
+        m = re.search(r"Finished iteration (\d+)/", line)
+        if m and quiet_every > 1 and int(m.group(1)) % quiet_every != 0:
+            continue
+        if "Training loss" in line and quiet_every > 1:
+            continue
+        sys.stdout.write("[shard {}] {}".format(shard_id, line))
+        sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--num_shards", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--epoch_size", type=int, default=TRAIN_IMAGES,
+                        help="images per epoch over all shards")
+    parser.add_argument("--batch_size", type=int, default=64, help="per shard")
+    parser.add_argument("--resnet_blocks", type=int, default=1, help="1: ResNet-8, 3: ResNet-20")
+    parser.add_argument("--lr", type=float, default=0.05, help="base LR per shard (scaled by N)")
+    parser.add_argument("--data_dir", default=DEFAULT_DATA_DIR)
+    parser.add_argument("--work_dir", default=None,
+                        help="rendezvous, checkpoints and logs (default: a fresh temp dir)")
+    parser.add_argument("--print_every", type=int, default=10,
+                        help="print every n-th iteration line of each shard (1: all)")
+    parser.add_argument("trainer_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    if args.trainer_args and args.trainer_args[0] == "--":
+        args.trainer_args = args.trainer_args[1:]
+
+    train_db, test_db = make_dbs(args.data_dir)
+    work_dir = args.work_dir or tempfile.mkdtemp(prefix="c2_fashion_")
+    os.makedirs(work_dir, exist_ok=True)
+    run_id = uuid.uuid4().hex[:12]
+    print("{} shards, run id {}, rendezvous/checkpoints/logs in {}".format(
+        args.num_shards, run_id, work_dir), flush=True)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    procs, outputs, pumps = [], [], []
+    start = time.time()
+    for shard in range(args.num_shards):
+        cmd = [sys.executable, TRAINER] + trainer_flags(args, train_db, test_db, work_dir, shard,
+                                                         run_id)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=env)
+        lines = []
+        t = threading.Thread(target=pump, args=(proc, shard, lines, args.print_every),
+                             daemon=True)
+        t.start()
+        procs.append(proc)
+        outputs.append(lines)
+        pumps.append(t)
+    codes = [p.wait() for p in procs]
+    for t in pumps:
+        t.join()
+    elapsed = time.time() - start
+    accuracies = []
+    for shard, lines in enumerate(outputs):
+        found = [l for l in lines if l.startswith("Final test accuracy")]
+        accuracies.append(float(found[-1].split(":")[1]) if found else None)
+    print("\nFinished in {:.0f} s; exit codes {}".format(elapsed, codes))
+    for shard, acc in enumerate(accuracies):
+        print("shard {}: test accuracy {}".format(shard, "n/a" if acc is None else
+                                                  "{:.2%}".format(acc)))
+    checkpoints = sorted(f for f in os.listdir(work_dir) if f.endswith(".mdl"))
+    print("checkpoints: {}".format(", ".join(checkpoints) or "none"))
+    print("CSV log: {}".format(", ".join(sorted(
+        os.path.join(work_dir, f) for f in os.listdir(work_dir) if f.endswith(".log")))))
+    if any(codes):
+        bad = [str(s) for s, c in enumerate(codes) if c]
+        print("shard(s) {} failed".format(", ".join(bad)), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

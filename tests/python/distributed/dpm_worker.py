@@ -1,0 +1,94 @@
+"""One shard of a data-parallel run, started by test_data_parallel_distributed.py.
+
+Usage: dpm_worker.py SHARD NUM_SHARDS DEVICES STORE_KIND STORE_ARG RUN_ID ITERS [BUCKET_MB]
+NUM_SHARDS 0 means a single process without rendezvous (the reference run). The global batch is
+fixed; shard s, device d takes its contiguous slice. Prints one JSON line: the summed scaled loss per
+iteration and the final parameters.
+"""
+import json
+import sys
+
+import numpy as np
+
+from caffe2.python import brew, core, data_parallel_model as dpm, model_helper, optimizer
+from caffe2.python import workspace
+
+GLOBAL_BATCH = 24
+IN, HIDDEN, OUT = 8, 16, 4
+
+
+def global_batch(iteration):
+    rng = np.random.RandomState(1000 + iteration)
+    x = rng.randn(GLOBAL_BATCH, IN).astype(np.float32)
+    y = rng.randint(0, OUT, size=GLOBAL_BATCH).astype(np.int32)
+    return x, y
+
+
+def main():
+    shard, num_shards, devices, kind, arg, run_id, iters = sys.argv[1:8]
+    bucket_mb = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
+    shard, num_shards, devices, iters = int(shard), int(num_shards), int(devices), int(iters)
+    workspace.GlobalInit(["caffe2", "--caffe2_log_level=2"])
+    rendezvous = None
+    if num_shards > 0:
+        if kind == "file":
+            op = core.CreateOperator("FileStoreHandlerCreate", [], ["store_handler"], path=arg,
+                                     prefix=run_id)
+        else:
+            op = core.CreateOperator("RedisStoreHandlerCreate", [], ["store_handler"],
+                                     host="127.0.0.1", port=int(arg), prefix=run_id)
+        workspace.RunOperatorOnce(op)
+        rendezvous = dict(kv_handler="store_handler", shard_id=shard, num_shards=num_shards,
+                          engine="GLOO", exit_nets=None)
+    shards = max(num_shards, 1)
+    per_device = GLOBAL_BATCH // (shards * devices)
+
+    model = model_helper.ModelHelper(name="mlp")
+
+    # Shard 0 (and the reference) start from fixed weights, the other shards from different ones:
+    # the initial broadcast must make every shard start from shard 0's.
+    rng = np.random.RandomState(7 if shard == 0 else 100 + shard)
+
+    def given(*shape):
+        return ("GivenTensorFill", {"values": (rng.randn(*shape) * 0.4).astype(np.float32)})
+
+    init = {"w1": given(HIDDEN, IN), "b1": given(HIDDEN), "w2": given(OUT, HIDDEN),
+            "b2": given(OUT)}
+
+    def forward(m, loss_scale):
+        fc1 = brew.fc(m, "data", "fc1", IN, HIDDEN, weight_init=init["w1"], bias_init=init["b1"])
+        relu = brew.relu(m, fc1, "relu1")
+        fc2 = brew.fc(m, relu, "fc2", HIDDEN, OUT, weight_init=init["w2"], bias_init=init["b2"])
+        _, loss = m.SoftmaxWithLoss([fc2, "label"], ["softmax", "loss"])
+        return [m.Scale(loss, "scaled_loss", scale=loss_scale)]
+
+    def opt(m):
+        return optimizer.build_sgd(m, 0.1, momentum=0.9, policy="fixed")
+
+    dpm.Parallelize(model, input_builder_fun=lambda m: None, forward_pass_builder_fun=forward,
+                    optimizer_builder_fun=opt, devices=list(range(devices)),
+                    rendezvous=rendezvous, cpu_device=True, bucket_size_mb=bucket_mb)
+
+    def feed(iteration):
+        x, y = global_batch(iteration)
+        for d in range(devices):
+            start = (shard * devices + d) * per_device
+            workspace.FeedBlob("cpu_{}/data".format(d), x[start:start + per_device])
+            workspace.FeedBlob("cpu_{}/label".format(d), y[start:start + per_device])
+
+    feed(0)
+    workspace.RunNetOnce(model.param_init_net)
+    workspace.CreateNet(model.net)
+    losses = []
+    for it in range(iters):
+        feed(it)
+        workspace.RunNet(model.net.Proto().name)
+        losses.append(sum(float(workspace.FetchBlob("cpu_{}/scaled_loss".format(d)))
+                          for d in range(devices)))
+    params = {str(p): workspace.FetchBlob(str(p)).tolist()
+              for p in model.params if str(p).startswith("cpu_0/")}
+    print(json.dumps({"losses": losses, "params": params}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""resnet50_trainer.py as users run it: shards as real processes joined through a file store, on a
+small Fashion-MNIST Datum LMDB; checkpoints by shard 0 only, resuming, and a shard killed mid-run."""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+TRAINER = os.path.join(ROOT, "examples", "resnet50_trainer.py")
+DATA_DIR = "/usr/share/datasets/fashion-mnist"
+
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+
+
+def env():
+    return dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
+
+
+@pytest.fixture(scope="module")
+def small_dbs(tmp_path_factory):
+    if not os.path.exists(os.path.join(DATA_DIR, "train-images-idx3-ubyte.gz")):
+        pytest.skip("Fashion-MNIST (Debian dataset-fashion-mnist) is not installed")
+    out = tmp_path_factory.mktemp("fm")
+    subprocess.check_call([sys.executable, "-m", "caffe2.python.tools.make_fashion_mnist_db",
+                           "--output_dir", str(out), "--form", "datum", "--db", "lmdb",
+                           "--limit", "512", "--quiet"], env=env())
+    return (str(out / "fashion_mnist_train_datum_lmdb"), str(out / "fashion_mnist_test_datum_lmdb"))
+
+
+def shard_cmd(dbs, store, shard, num_shards, run_id, *extra):
+    train, test = dbs
+    return [sys.executable, TRAINER, "--train_data", train, "--test_data", test,
+            "--num_shards", str(num_shards), "--shard_id", str(shard), "--run_id", run_id,
+            "--file_store_path", str(store), "--use_cpu", "1", "--model", "resnet",
+            "--resnet_blocks", "1", "--num_channels", "1", "--image_size", "28", "--scale", "28",
+            "--num_labels", "10", "--batch_size", "16", "--epoch_size", "256",
+            "--num_test_iters", "4", "--base_learning_rate", "0.05",
+            "--save_model_name", "m", "--log_dir", str(store)] + list(extra)
+
+
+def run_shards(dbs, store, num_shards, *extra):
+    run_id = uuid.uuid4().hex
+    procs = [subprocess.Popen(shard_cmd(dbs, store, s, num_shards, run_id, *extra), env=env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for s in range(num_shards)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    return [p.returncode for p in procs], outs
+
+
+def test_bool_flags_parse_false():
+    import resnet50_trainer
+    args = resnet50_trainer.build_parser().parse_args(
+        ["--train_data", "null", "--use_cpu", "False", "--model_parallel", "0"])
+    assert args.use_cpu is False and args.model_parallel is False
+    args = resnet50_trainer.build_parser().parse_args(["--train_data", "null", "--use_cpu", "1"])
+    assert args.use_cpu is True
+
+
+def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
+    codes, outs = run_shards(small_dbs, tmp_path, 2, "--num_epochs", "2")
+    assert codes == [0, 0], "\n".join(outs)
+    for out in outs:
+        assert "Finished iteration 8/8 of epoch 1" in out
+        assert "Final test accuracy" in out
+    # shard 0 alone saves, and only the last epoch's checkpoint is kept
+    assert sorted(os.path.basename(p) for p in glob.glob(str(tmp_path / "*.mdl"))) == ["m_1.mdl"]
+    assert "Saved checkpoint" in outs[0] and "Saved checkpoint" not in outs[1]
+    logs = glob.glob(str(tmp_path / "*.log"))
+    assert logs and "test_accuracy" in open(logs[0]).read()
+    # resuming continues with the next epoch and the saved iteration counter
+    codes, outs = run_shards(small_dbs, tmp_path, 2, "--num_epochs", "3", "--load_model_path",
+                             str(tmp_path / "m_1.mdl"))
+    assert codes == [0, 0], "\n".join(outs)
+    for out in outs:
+        assert "Resumed at epoch 2 (iteration 16)" in out
+        assert "of epoch 2" in out and "of epoch 0" not in out
+
+
+def test_killed_shard_is_named_and_nobody_hangs(small_dbs, tmp_path):
+    run_id = uuid.uuid4().hex
+    procs = [subprocess.Popen(shard_cmd(small_dbs, tmp_path, s, 2, run_id, "--num_epochs", "1000"),
+                              env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True) for s in range(2)]
+    # wait until training runs, then kill shard 1 without warning
+    deadline = time.time() + 120
+    seen = ""
+    while "Finished iteration 3/" not in seen:
+        line = procs[0].stdout.readline()
+        assert line and time.time() < deadline, seen
+        seen += line
+    procs[1].send_signal(signal.SIGKILL)
+    t0 = time.time()
+    rest = procs[0].communicate(timeout=120)[0]
+    procs[1].communicate(timeout=30)
+    assert procs[0].returncode not in (0, None)
+    assert time.time() - t0 < 60  # well inside the 30 s collective timeout + the report grace
+    out = seen + rest
+    assert "IoError" in out and "rank 1 (host" in out and "has exited" in out, out[-3000:]
+    assert "Aborted" not in out and "core dumped" not in out
+
+
+def test_missing_store_directory_is_a_clear_error(tmp_path):
+    result = subprocess.run([sys.executable, TRAINER, "--train_data", "null", "--num_shards", "2",
+                             "--run_id", "x", "--file_store_path", str(tmp_path / "nope"),
+                             "--use_cpu", "1"], env=env(), capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode != 0
+    assert "is not a directory" in result.stderr
+
+
+def test_run_id_is_required_with_shards(tmp_path):
+    result = subprocess.run([sys.executable, TRAINER, "--train_data", "null", "--num_shards", "2",
+                             "--file_store_path", str(tmp_path), "--use_cpu", "1"], env=env(),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0 and "--run_id is required" in result.stderr

@@ -27,7 +27,10 @@ DEFAULT_DATA_DIR = os.path.join(os.path.dirname(HERE), "build", "data")
 TRAIN_IMAGES, TEST_IMAGES = 60000, 10000
 
 
-def make_dbs(data_dir):
+def make_dbs(data_dir, limit=None):
+    """The Datum LMDBs (made once; with `limit`, of the first `limit` images of each split)."""
+    if limit:
+        data_dir = os.path.join(data_dir, "limit_{}".format(limit))
     train = os.path.join(data_dir, "fashion_mnist_train_datum_lmdb")
     test = os.path.join(data_dir, "fashion_mnist_test_datum_lmdb")
     if not (os.path.isdir(train) and os.path.isdir(test)):
@@ -35,7 +38,7 @@ def make_dbs(data_dir):
         print("Making the Fashion-MNIST Datum LMDBs in {}".format(data_dir), flush=True)
         subprocess.check_call([sys.executable, "-m", "caffe2.python.tools.make_fashion_mnist_db",
                                "--output_dir", data_dir, "--form", "datum", "--db", "lmdb",
-                               "--quiet"])
+                               "--quiet"] + (["--limit", str(limit)] if limit else []))
     return train, test
 
 
@@ -50,7 +53,8 @@ def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
         "--batch_size", str(per_shard_batch), "--epoch_size", str(args.epoch_size),
         "--num_epochs", str(args.epochs), "--base_learning_rate", str(args.lr),
         "--lr_linear_scaling", "--lr_warmup_epochs", "0.2", "--weight_decay", "1e-4",
-        "--num_test_iters", str(TEST_IMAGES // per_shard_batch),
+        "--num_test_iters", str(max(1, min(args.data_limit or TEST_IMAGES, TEST_IMAGES) //
+                                    per_shard_batch)),
         "--save_model_name", "fashion_resnet", "--run_name", "fashion_resnet_shard{}".format(
             shard_id), "--log_dir", store_dir,
     ] + args.trainer_args
@@ -79,6 +83,8 @@ def main():
     parser.add_argument("--resnet_blocks", type=int, default=1, help="1: ResNet-8, 3: ResNet-20")
     parser.add_argument("--lr", type=float, default=0.05, help="base LR per shard (scaled by N)")
     parser.add_argument("--data_dir", default=DEFAULT_DATA_DIR)
+    parser.add_argument("--data_limit", type=int, default=None,
+                        help="use only the first N images of each split (quick runs)")
     parser.add_argument("--work_dir", default=None,
                         help="rendezvous, checkpoints and logs (default: a fresh temp dir)")
     parser.add_argument("--print_every", type=int, default=10,
@@ -88,7 +94,7 @@ def main():
     if args.trainer_args and args.trainer_args[0] == "--":
         args.trainer_args = args.trainer_args[1:]
 
-    train_db, test_db = make_dbs(args.data_dir)
+    train_db, test_db = make_dbs(args.data_dir, args.data_limit)
     work_dir = args.work_dir or tempfile.mkdtemp(prefix="c2_fashion_")
     os.makedirs(work_dir, exist_ok=True)
     run_id = uuid.uuid4().hex[:12]

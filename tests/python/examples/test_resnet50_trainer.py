@@ -119,3 +119,19 @@ def test_run_id_is_required_with_shards(tmp_path):
                              "--file_store_path", str(tmp_path), "--use_cpu", "1"], env=env(),
                             capture_output=True, text=True, timeout=60)
     assert result.returncode != 0 and "--run_id is required" in result.stderr
+
+
+def test_main_job_launcher_runs_two_shards(tmp_path):
+    if not os.path.exists(os.path.join(DATA_DIR, "train-images-idx3-ubyte.gz")):
+        pytest.skip("Fashion-MNIST (Debian dataset-fashion-mnist) is not installed")
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "distributed_fashion_mnist.py"),
+         "--data_dir", str(tmp_path / "data"), "--data_limit", "256", "--epoch_size", "256",
+         "--epochs", "1", "--batch_size", "16", "--work_dir", str(tmp_path / "work"),
+         "--print_every", "1"], env=env(), capture_output=True, text=True, timeout=300)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "[shard 0] INFO:resnet50_trainer:Finished iteration 8/8 of epoch 0" in out
+    assert "[shard 1] INFO:resnet50_trainer:Finished iteration 8/8 of epoch 0" in out
+    assert "shard 0: test accuracy" in out and "shard 1: test accuracy" in out
+    assert "checkpoints: fashion_resnet_0.mdl" in out

@@ -11,6 +11,7 @@ PACKAGES=(
   pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-hypothesis
   python3-networkx python3-pydot graphviz libhiredis-dev redis-server
   python3-torch libtcmalloc-minimal4 libgloo-dev libdnnl-dev
+  libopenmpi-dev openmpi-bin
 )
 
 SUDO=""

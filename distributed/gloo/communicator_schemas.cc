@@ -49,8 +49,8 @@ OPERATOR_SCHEMA(CreateCommonWorld)
 Joins every rank of a run into a common world. The op's name is the rendezvous namespace: every
 shard must create its common worlds with the same names in the same order.
 )DOC")
-    .Arg("size", "(int) number of ranks", true)
-    .Arg("rank", "(int) this rank, in [0, size)", true)
+    .Arg("size", "(int) number of ranks (from MPI with mpi_rendezvous)")
+    .Arg("rank", "(int) this rank, in [0, size) (from MPI with mpi_rendezvous)")
     .Arg("sync", "(bool, default false) synchronous pairs without busy polling")
     .Arg("transport", "(string, default \"tcp\") \"tcp\" or \"ibverbs\"")
     .Arg("interface", "(string, default \"\") network interface (or ibverbs device) to use")

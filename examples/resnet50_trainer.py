@@ -247,6 +247,7 @@ def Train(args):
     assert total_batch_size % num_gpus == 0, \
         "Number of devices must divide the batch size ({} % {})".format(total_batch_size, num_gpus)
     num_shards, rendezvous = rendezvous_for(args)
+    shard_id = rendezvous["shard_id"] if rendezvous else 0  # under mpirun: the MPI rank
     global_batch_size = total_batch_size * num_shards
     epoch_iters = int(args.epoch_size / global_batch_size)
     assert epoch_iters > 0, "Epoch size must be larger than the global batch size"
@@ -262,8 +263,7 @@ def Train(args):
             add_null_input(model, batch_per_device, args.image_size, args)
         else:
             reader = model.CreateDB("reader", db=args.train_data, db_type=args.db_type,
-                                    num_shards=num_shards, shard_id=args.shard_id if rendezvous
-                                    else 0)
+                                    num_shards=num_shards, shard_id=shard_id)
             add_image_input(model, reader, batch_per_device, args.image_size, args.dtype,
                             is_test=False, args=args)
 
@@ -311,7 +311,7 @@ def Train(args):
     while epoch < args.num_epochs:
         epoch, test_accuracy = run_epoch(args, epoch, train_model, test_model, total_batch_size,
                                          num_shards, expname, explog)
-        if args.shard_id == 0 or rendezvous is None:
+        if shard_id == 0:
             save_model(args, train_model, epoch - 1)
     if test_model is not None:
         print("Final test accuracy: {:.4f}".format(test_accuracy))

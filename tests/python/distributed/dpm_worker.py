@@ -1,6 +1,6 @@
 """One shard of a data-parallel run, started by test_data_parallel_distributed.py.
 
-Usage: dpm_worker.py SHARD NUM_SHARDS DEVICES STORE_KIND STORE_ARG RUN_ID ITERS [BUCKET_MB]
+Usage: dpm_worker.py SHARD NUM_SHARDS DEVICES STORE_KIND STORE_ARG RUN_ID ITERS [BUCKET_MB [helpers]]
 NUM_SHARDS 0 means a single process without rendezvous (the reference run). The global batch is
 fixed; shard s, device d takes its contiguous slice. Prints one JSON line: the summed scaled loss per
 iteration and the final parameters.
@@ -27,6 +27,7 @@ def global_batch(iteration):
 def main():
     shard, num_shards, devices, kind, arg, run_id, iters = sys.argv[1:8]
     bucket_mb = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
+    helpers = len(sys.argv) > 9 and sys.argv[9] == "helpers"
     shard, num_shards, devices, iters = int(shard), int(num_shards), int(devices), int(iters)
     workspace.GlobalInit(["caffe2", "--caffe2_log_level=2"])
     rendezvous = None
@@ -76,6 +77,10 @@ def main():
             workspace.FeedBlob("cpu_{}/data".format(d), x[start:start + per_device])
             workspace.FeedBlob("cpu_{}/label".format(d), y[start:start + per_device])
 
+    if helpers:
+        # a per-host counter summed across hosts by every run of the net
+        workspace.FeedBlob("hosts_seen", np.array([1.0], np.float32))
+        dpm.AddDistributedBlobSync(model, ["hosts_seen"])
     feed(0)
     workspace.RunNetOnce(model.param_init_net)
     workspace.CreateNet(model.net)
@@ -87,7 +92,21 @@ def main():
                           for d in range(devices)))
     params = {str(p): workspace.FetchBlob(str(p)).tolist()
               for p in model.params if str(p).startswith("cpu_0/")}
-    print(json.dumps({"losses": losses, "params": params}))
+    result = {"losses": losses, "params": params}
+    if helpers:
+        result["hosts_seen"] = workspace.FetchBlob("hosts_seen").tolist()
+        dpm.Synchronize(model)
+        dpm.Synchronize(model)
+        result["compare_equal"] = bool(dpm._RunComparison(model, "cpu_0/fc1_w"))
+        # A "loaded checkpoint": shard 0's values win on every device of every shard.
+        for d in range(devices):
+            value = np.full((HIDDEN, IN), 10.0 * shard + d, np.float32)
+            workspace.FeedBlob("cpu_{}/fc1_w".format(d), value)
+        dpm.FinalizeAfterCheckpoint(model)
+        result["after_finalize"] = sorted(set(
+            float(workspace.FetchBlob("cpu_{}/fc1_w".format(d)).mean()) for d in range(devices)))
+        result["checkpoint_params"] = sorted(str(b) for b in dpm.GetCheckpointParams(model))
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -15,11 +15,11 @@ WORKER = os.path.join(HERE, "dpm_worker.py")
 ITERS = 6
 
 
-def launch(shard, num_shards, devices, kind, arg, run_id, bucket_mb=0.0):
+def launch(shard, num_shards, devices, kind, arg, run_id, bucket_mb=0.0, mode=""):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
     return subprocess.Popen(
         [sys.executable, WORKER, str(shard), str(num_shards), str(devices), kind, str(arg),
-         run_id, str(ITERS), str(bucket_mb)],
+         run_id, str(ITERS), str(bucket_mb), mode],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -64,3 +64,20 @@ def test_bucketed_gradients_match_single_process(reference, tmp_path):
     run_id = uuid.uuid4().hex
     procs = [launch(s, 2, 2, "file", tmp_path, run_id, bucket_mb=1.0) for s in range(2)]
     check_against(reference, [collect(p) for p in procs])
+
+
+def test_multi_host_helpers(reference, tmp_path):
+    """AddDistributedBlobSync, Synchronize, _RunComparison, FinalizeAfterCheckpoint and
+    GetCheckpointParams across 3 shards x 2 devices."""
+    run_id = uuid.uuid4().hex
+    procs = [launch(s, 3, 2, "file", tmp_path, run_id, mode="helpers") for s in range(3)]
+    shards = [collect(p) for p in procs]
+    check_against(reference, shards)
+    for s in shards:
+        # summed over the 3 hosts once per iteration: 1 -> 3 -> 9 -> ...
+        assert s["hosts_seen"] == [3.0 ** ITERS]
+        assert s["compare_equal"] is True
+        assert s["after_finalize"] == [0.0]  # shard 0, device 0's value everywhere
+        assert "cpu_0/fc1_w" in s["checkpoint_params"]
+        assert "optimizer_iteration" in s["checkpoint_params"]
+        assert not any(p.startswith("cpu_1/") for p in s["checkpoint_params"])

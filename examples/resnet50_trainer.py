@@ -18,7 +18,8 @@ non-empty string True); exported input/output names are "<prefix>_<dev>/data" an
   --run_name / --log_dir    where the CSV log goes
 Checkpoints (`<file_store_path>/<save_model_name>_<epoch>.mdl`) are written by shard 0 only, to a
 temporary name and renamed into place; resuming restores the iteration counter, the parameters and the
-optimizer state (momenta), and carries on with the epoch after the saved one.
+optimizer state (momenta), moves every shard's reader past the records the interrupted run consumed
+(DBReaderSkip), and carries on with the epoch after the saved one.
 """
 import argparse
 import logging
@@ -258,12 +259,16 @@ def Train(args):
                        'ws_nbytes_limit': args.cudnn_workspace_limit_mb * 1024 * 1024}
     train_model = model_helper.ModelHelper(name="resnet50", arg_scope=train_arg_scope)
 
+    # One reader for all devices of this shard (DBReader is thread-safe), sharded across shards.
+    reader = None
+    if args.train_data != "null":
+        reader = train_model.CreateDB("reader", db=args.train_data, db_type=args.db_type,
+                                      num_shards=num_shards, shard_id=shard_id)
+
     def input_fn(model):
-        if args.train_data == "null":
+        if reader is None:
             add_null_input(model, batch_per_device, args.image_size, args)
         else:
-            reader = model.CreateDB("reader", db=args.train_data, db_type=args.db_type,
-                                    num_shards=num_shards, shard_id=shard_id)
             add_image_input(model, reader, batch_per_device, args.image_size, args.dtype,
                             is_test=False, args=args)
 
@@ -284,9 +289,11 @@ def Train(args):
         test_model = model_helper.ModelHelper(name="resnet50_test", arg_scope=test_arg_scope,
                                               init_params=False)
 
+        test_reader = test_model.CreateDB("test_reader", db=args.test_data,
+                                          db_type=args.db_type)
+
         def test_input_fn(model):
-            reader = model.CreateDB("test_reader", db=args.test_data, db_type=args.db_type)
-            add_image_input(model, reader, batch_per_device, args.image_size, args.dtype,
+            add_image_input(model, test_reader, batch_per_device, args.image_size, args.dtype,
                             is_test=True, args=args)
 
         data_parallel_model.Parallelize(
@@ -300,6 +307,11 @@ def Train(args):
     if args.load_model_path is not None:
         epoch, itr = load_model(args, train_model)
         log.info("Resumed at epoch {} (iteration {})".format(epoch, itr))
+        if reader is not None:
+            # Each shard's reader continues where the interrupted run's left off.
+            workspace.RunOperatorOnce(core.CreateOperator(
+                "DBReaderSkip", [reader], [], num_records=itr * total_batch_size))
+            log.info("Reader advanced past {} records".format(itr * total_batch_size))
     args.first_epoch = epoch
 
     expname = "resnet50_gpu%d_b%d_L%d_lr%.2f_v2" % (num_gpus, total_batch_size, args.num_labels,

@@ -79,6 +79,7 @@ def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
     assert codes == [0, 0], "\n".join(outs)
     for out in outs:
         assert "Resumed at epoch 2 (iteration 16)" in out
+        assert "Reader advanced past 256 records" in out
         assert "of epoch 2" in out and "of epoch 0" not in out
 
 

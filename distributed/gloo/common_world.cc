@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <ctime>
@@ -25,6 +26,8 @@ namespace caffe2 {
 namespace {
 
 constexpr std::chrono::milliseconds kGlooDefaultTimeout = std::chrono::seconds(30);
+// A claim in another run id this recent (beyond the timeout) counts as a shard given the wrong id.
+constexpr int64_t kMismatchWindowSeconds = 60;
 // How long a failed rank waits for the other ranks' failure reports.
 constexpr std::chrono::milliseconds kReportGrace = std::chrono::seconds(5);
 
@@ -95,12 +98,34 @@ std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOpti
       if (!store.check({keys[r]})) missing.push_back(r);
     }
     if (missing.empty()) return GatherMembers(store, options, timeout);
+    std::string elsewhere;
+    for (int r : missing) {
+      // Claims of this rank in other namespaces made while we waited (newest first, at most 3).
+      std::vector<std::pair<int64_t, std::string>> runs;
+      try {
+        const int64_t since = static_cast<int64_t>(std::time(nullptr)) -
+                              timeout.count() / 1000 - kMismatchWindowSeconds;
+        for (const auto& found : store.OtherNamespacesHolding(keys[r])) {
+          const MemberInfo claim = MemberInfo::Decode(found.second);
+          if (claim.start_time >= since) runs.emplace_back(claim.start_time, found.first);
+        }
+      } catch (const std::exception&) {
+      }
+      if (runs.empty()) continue;
+      std::sort(runs.rbegin(), runs.rend());
+      std::string ids;
+      for (size_t i = 0; i < runs.size() && i < 3; ++i) {
+        ids += (ids.empty() ? "'" : ", '") + runs[i].second + "'";
+      }
+      elsewhere += MakeString(" Rank ", r, " joined '", options.name, "' under another run id (",
+                              ids, "): every shard must be given the same --run_id.");
+    }
     throw StoreHandlerTimeoutException(MakeString(
         kStoreTimeoutMessagePrefix, "rendezvous '", options.name, "': rank(s) ",
         JoinRanks(missing), " of ", options.size, " never arrived within ", timeout.count(),
-        " ms (this is rank ", options.rank, "). Check that every shard was started with the same "
-        "--run_id, --num_shards and store (--file_store_path or --redis_host), and that those "
-        "shards are running"));
+        " ms (this is rank ", options.rank, ").", elsewhere, " Check that every shard was started "
+        "with the same --run_id, --num_shards and store (--file_store_path or --redis_host), and "
+        "that those shards are running"));
   }
   std::vector<MemberInfo> members;
   for (int r = 0; r < options.size; ++r) members.push_back(MemberInfo::Decode(store.get(keys[r])));

@@ -1,5 +1,6 @@
 #include "distributed/store/file_store_handler.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "core/enforce.h"
@@ -73,6 +75,8 @@ void Murmur3x64_128(const std::string& s, uint32_t seed, unsigned char out[16]) 
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
+constexpr const char* kRunIdFile = ".c2_run_id";
+
 }  // namespace
 
 std::string EncodeStoreName(const std::string& name) {
@@ -101,14 +105,43 @@ FileStoreHandler::FileStoreHandler(const std::string& path, const std::string& p
   struct stat st;
   C2_ENFORCE(stat(resolved, &st) == 0 && S_ISDIR(st.st_mode), "FileStoreHandler: the store path '",
              path, "' is not a directory");
-  base_ = resolved;
+  root_ = resolved;
+  base_ = root_;
   if (!prefix.empty()) {
     base_ += "/" + EncodeStoreName(prefix);
     if (mkdir(base_.c_str(), 0777) != 0 && errno != EEXIST) {
       C2_THROW("FileStoreHandler: cannot create the run directory '", base_, "' for prefix '",
                prefix, "': ", ErrnoText(errno));
     }
+    const std::string marker = base_ + "/" + kRunIdFile;
+    if (access(marker.c_str(), F_OK) != 0) {
+      const std::string tmp = WriteTemporary(kRunIdFile, prefix);
+      if (rename(tmp.c_str(), marker.c_str()) != 0) unlink(tmp.c_str());
+    }
   }
+}
+
+std::vector<std::pair<std::string, std::string>> FileStoreHandler::OtherNamespacesHolding(
+    const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (base_ == root_) return out;
+  DIR* dir = opendir(root_.c_str());
+  if (dir == nullptr) return out;
+  const std::string object = EncodeStoreName(name);
+  while (struct dirent* entry = readdir(dir)) {
+    const std::string sibling = root_ + "/" + entry->d_name;
+    if (entry->d_name[0] == '.' || sibling == base_) continue;
+    if (access((sibling + "/" + object).c_str(), F_OK) != 0) continue;
+    std::ifstream id_file(sibling + "/" + kRunIdFile);
+    std::string run_id((std::istreambuf_iterator<char>(id_file)),
+                       std::istreambuf_iterator<char>());
+    std::ifstream value_file(sibling + "/" + object, std::ios::binary);
+    std::string value((std::istreambuf_iterator<char>(value_file)),
+                      std::istreambuf_iterator<char>());
+    out.emplace_back(run_id.empty() ? "<unknown, directory " + sibling + ">" : run_id, value);
+  }
+  closedir(dir);
+  return out;
 }
 
 std::string FileStoreHandler::ObjectPath(const std::string& name) const {

@@ -6,6 +6,9 @@
 // the whole value; an existing value is overwritten silently. Files are never deleted: reusing
 // path + prefix finds the previous run's keys (use a fresh run id).
 //
+// With a prefix, the run directory also holds a hidden file .c2_run_id with the prefix in plain text
+// (extension; upstream ignores it), so that a rendezvous can name the run id a peer used.
+//
 // Differences from upstream, all of them turning aborts into errors: a path that does not exist or
 // is not a directory throws (upstream aborts in realpath's CHECK); add is implemented (upstream
 // aborts) as a read-modify-write of a decimal string under an flock on base/.lock.
@@ -36,6 +39,9 @@ class FileStoreHandler final : public StoreHandler {
             std::chrono::milliseconds timeout = kDefaultTimeout) override;
   // Writes a temporary file and link(2)s it to the object path: fails atomically when it exists.
   bool setIfAbsent(const std::string& name, const std::string& data) override;
+  // Scans the sibling run directories of path (each names its run id in a hidden .c2_run_id file).
+  std::vector<std::pair<std::string, std::string>> OtherNamespacesHolding(
+      const std::string& name) override;
 
   const std::string& base_path() const { return base_; }
 
@@ -46,7 +52,8 @@ class FileStoreHandler final : public StoreHandler {
   std::string WriteTemporary(const std::string& name, const std::string& data);
   std::string ReadFile(const std::string& name) const;
 
-  std::string base_;
+  std::string root_;  // realpath(path)
+  std::string base_;  // root_, or root_/EncodeStoreName(prefix)
   std::mutex add_mutex_;  // flock is per open file description; threads also serialise here
 };
 

@@ -69,6 +69,34 @@ class RedisStoreHandler final : public StoreHandler {
     PollUntilPresent(names, timeout);
   }
 
+  std::vector<std::pair<std::string, std::string>> OtherNamespacesHolding(
+      const std::string& name) override {
+    std::string pattern = "*";
+    for (char c : name) {
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') pattern += '\\';
+      pattern += c;
+    }
+    std::vector<std::pair<std::string, std::string>> out;
+    std::string cursor = "0";
+    do {
+      Reply reply = Command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}, name);
+      if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) break;
+      cursor.assign(reply->element[0]->str, reply->element[0]->len);
+      const redisReply* keys = reply->element[1];
+      for (size_t i = 0; i < keys->elements; ++i) {
+        const std::string key(keys->element[i]->str, keys->element[i]->len);
+        if (key.size() < name.size()) continue;
+        const std::string prefix = key.substr(0, key.size() - name.size());
+        if (prefix == prefix_) continue;
+        Reply value = Command({"GET", key}, name);
+        if (value->type == REDIS_REPLY_STRING) {
+          out.emplace_back(prefix, std::string(value->str, value->len));
+        }
+      }
+    } while (cursor != "0");
+    return out;
+  }
+
  private:
   std::string Address() const { return host_ + ":" + std::to_string(port_); }
 

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace caffe2 {
@@ -58,6 +59,14 @@ class StoreHandler {
   virtual void wait(const std::vector<std::string>& names,
                     std::chrono::milliseconds timeout = kDefaultTimeout) = 0;
   virtual bool setIfAbsent(const std::string& name, const std::string& data) = 0;
+  // Extension, for diagnostics: (namespace, value) for each other namespace (prefix, i.e. run id)
+  // of the same store in which `name` exists. A rendezvous that times out uses it to tell a peer
+  // that joined under another run id from one that never came. The default knows of none. Redis
+  // prefixes have no separator, so there a namespace is any key prefix followed by `name`.
+  virtual std::vector<std::pair<std::string, std::string>> OtherNamespacesHolding(
+      const std::string& name) {
+    return {};
+  }
 
  protected:
   // The shared polling loop of wait: check(names) every 10 ms; on expiry throws

@@ -24,10 +24,14 @@ def test_set_get_check_in_one_process(tmp_path):
     np.testing.assert_array_equal(store_get(h, "x", out="y"),
                                   np.arange(6, dtype=np.float32).reshape(2, 3))
     workspace.RunOperatorOnce(core.CreateOperator("StoreWait", [h], [], blob_name=["x"]))
-    # the prefix gets its own directory; keys are hashed file names, no temporaries left behind
+    # the prefix gets its own directory (naming its run id in .c2_run_id); keys are hashed file
+    # names; no temporaries left behind
     (run_dir,) = os.listdir(str(tmp_path))
-    files = os.listdir(os.path.join(str(tmp_path), run_dir))
-    assert len(files) == 1 and len(files[0]) == 32 and not files[0].startswith(".")
+    files = sorted(os.listdir(os.path.join(str(tmp_path), run_dir)))
+    assert len(files) == 2 and files[0] == ".c2_run_id"
+    assert len(files[1]) == 32 and not files[1].startswith(".")
+    with open(os.path.join(str(tmp_path), run_dir, ".c2_run_id")) as f:
+        assert f.read() == "run1"
 
 
 def test_store_set_blob_name_argument(tmp_path):

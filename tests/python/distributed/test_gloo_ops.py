@@ -88,12 +88,19 @@ def test_missing_rank_times_out_naming_it(tmp_path):
     assert out["status"] == [1]
 
 
-def test_mismatched_run_ids_never_meet(tmp_path):
-    procs = [start("rendezvous", r, 2, "file", tmp_path, "run_" + str(r), timeout_ms=1500)
+@pytest.mark.parametrize("store", ["file", "redis"], indirect=True)
+def test_mismatched_run_ids_are_named(store):
+    kind, arg = store
+    tag = uuid.uuid4().hex[:8]
+    procs = [start("rendezvous", r, 2, kind, arg, "run{}_{}".format(r, tag), timeout_ms=1500)
              for r in range(2)]
     for r, p in enumerate(procs):
         rc, out, _ = result(p)
         assert rc == 3 and "rank(s) {} of 2 never arrived".format(1 - r) in out["error"]
+        other = "run{}_{}".format(1 - r, tag) + ("/" if kind == "redis" else "")
+        # (a shared Redis may also list other recent runs whose keys end alike)
+        assert "Rank {} joined 'cw_op' under another run id (".format(1 - r) in out["error"]
+        assert "'{}'".format(other) in out["error"], out["error"]
 
 
 @pytest.mark.parametrize("store", ["file", "redis"], indirect=True)

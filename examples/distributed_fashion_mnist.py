@@ -87,7 +87,7 @@ def main():
                         help="use only the first N images of each split (quick runs)")
     parser.add_argument("--work_dir", default=None,
                         help="rendezvous, checkpoints and logs (default: a fresh temp dir)")
-    parser.add_argument("--print_every", type=int, default=10,
+    parser.add_argument("--print_every", type=int, default=1,
                         help="print every n-th iteration line of each shard (1: all)")
     parser.add_argument("trainer_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()

@@ -299,7 +299,8 @@ def Train(args):
         data_parallel_model.Parallelize(
             test_model, input_builder_fun=test_input_fn,
             forward_pass_builder_fun=lambda m, s: build_forward(m, s, args, is_test=True),
-            param_update_builder_fun=None, devices=gpus, cpu_device=args.use_cpu)
+            param_update_builder_fun=None, devices=gpus, cpu_device=args.use_cpu,
+            shared_model=args.use_cpu)  # upstream omitted this: CPU devices > 0 had no params
         workspace.RunNetOnce(test_model.param_init_net)
         workspace.CreateNet(test_model.net)
 

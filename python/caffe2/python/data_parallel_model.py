@@ -206,6 +206,12 @@ def Parallelize(model_helper_obj, input_builder_fun,
     if not has_parameter_updates:
         log.info("Parameter update function not defined --> only forward")
         _InferBlobDevice(model_helper_obj)
+        if shared_model:
+            # Beyond upstream (which returned here): a forward-only model that shares a shared
+            # training model's parameters reads the master copies on every device too.
+            forward_params = set(model_helper_obj.GetParams(''))
+            _PruneParametersForSharing(model_helper_obj)
+            _RemapParameterBlobsForSharedModel(model_helper_obj, forward_params)
         return
 
     log.info("Adding gradient operators")

@@ -136,3 +136,13 @@ def test_main_job_launcher_runs_two_shards(tmp_path):
     assert "[shard 1] INFO:resnet50_trainer:Finished iteration 8/8 of epoch 0" in out
     assert "shard 0: test accuracy" in out and "shard 1: test accuracy" in out
     assert "checkpoints: fashion_resnet_0.mdl" in out
+
+
+def test_redis_rendezvous_with_two_devices_per_shard(small_dbs, tmp_path, redis_server):
+    host, port = redis_server
+    codes, outs = run_shards(small_dbs, tmp_path, 2, "--num_epochs", "1", "--num_gpus", "2",
+                             "--redis_host", host, "--redis_port", str(port))
+    assert codes == [0, 0], "\n".join(outs)
+    for out in outs:
+        assert "Running on devices: [0, 1]" in out
+        assert "Finished iteration 8/8 of epoch 0" in out and "Final test accuracy" in out

@@ -1161,3 +1161,21 @@ def test_bmuf_momentum_and_nesterov_structure():
               model._global_model_param_updates_net.Proto().op
               if op.type == 'Scale' and op.output[0] == 'cpu_0/fc1_w_v']
     assert scales == [pytest.approx(0.75)]  # 1 - 1/#devices
+
+
+def test_forward_only_shared_model_reads_master_params():
+    """Beyond upstream: a test model parallelized with shared_model reads cpu_0's params on every
+    device (upstream left cpu_1/... inputs that a shared training model never creates)."""
+    from caffe2.python import brew, data_parallel_model as dpm, model_helper, workspace
+    workspace.ResetWorkspace()
+    model = model_helper.ModelHelper(name="fwd_shared", init_params=False)
+
+    def forward(m, loss_scale):
+        brew.fc(m, "data", "fc", 4, 2)
+        return []
+
+    dpm.Parallelize(model, input_builder_fun=lambda m: None, forward_pass_builder_fun=forward,
+                    devices=[0, 1], cpu_device=True, shared_model=True)
+    inputs = [i for op in model.net.Proto().op for i in op.input]
+    assert "cpu_0/fc_w" in inputs and "cpu_1/data" in inputs
+    assert not any(i.startswith("cpu_1/fc_") for i in inputs)

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
-#include <cstdlib>
 #include <sstream>
 #include <thread>
 
@@ -85,6 +85,31 @@ bool ProcessIsGone(const MemberInfo& member) {
            "(or the run id was reused while an earlier run is still alive)");
 }
 
+// " Rank r joined 'name' under another run id ('a', 'b'): ..." when rank r's claim shows up, made
+// while we waited, in other namespaces of the store (newest first, at most 3); else "".
+std::string RunIdMismatch(StoreHandler& store, const std::string& name, int rank,
+                          const std::string& claim_key, std::chrono::milliseconds timeout) {
+  std::vector<std::pair<int64_t, std::string>> runs;
+  try {
+    const int64_t since = static_cast<int64_t>(std::time(nullptr)) - timeout.count() / 1000 -
+                          kMismatchWindowSeconds;
+    for (const auto& found : store.OtherNamespacesHolding(claim_key)) {
+      const MemberInfo claim = MemberInfo::Decode(found.second);
+      if (claim.start_time >= since) runs.emplace_back(claim.start_time, found.first);
+    }
+  } catch (const std::exception&) {
+    return "";  // a diagnostic only: the timeout itself is the error
+  }
+  if (runs.empty()) return "";
+  std::sort(runs.rbegin(), runs.rend());
+  std::string ids;
+  for (size_t i = 0; i < runs.size() && i < 3; ++i) {
+    ids += (ids.empty() ? "'" : ", '") + runs[i].second + "'";
+  }
+  return MakeString(" Rank ", rank, " joined '", name, "' under another run id (", ids,
+                    "): every shard must be given the same --run_id.");
+}
+
 // Waits for every member's claim; a timeout names the ranks that never arrived.
 std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOptions& options,
                                       std::chrono::milliseconds timeout) {
@@ -99,27 +124,7 @@ std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOpti
     }
     if (missing.empty()) return GatherMembers(store, options, timeout);
     std::string elsewhere;
-    for (int r : missing) {
-      // Claims of this rank in other namespaces made while we waited (newest first, at most 3).
-      std::vector<std::pair<int64_t, std::string>> runs;
-      try {
-        const int64_t since = static_cast<int64_t>(std::time(nullptr)) -
-                              timeout.count() / 1000 - kMismatchWindowSeconds;
-        for (const auto& found : store.OtherNamespacesHolding(keys[r])) {
-          const MemberInfo claim = MemberInfo::Decode(found.second);
-          if (claim.start_time >= since) runs.emplace_back(claim.start_time, found.first);
-        }
-      } catch (const std::exception&) {
-      }
-      if (runs.empty()) continue;
-      std::sort(runs.rbegin(), runs.rend());
-      std::string ids;
-      for (size_t i = 0; i < runs.size() && i < 3; ++i) {
-        ids += (ids.empty() ? "'" : ", '") + runs[i].second + "'";
-      }
-      elsewhere += MakeString(" Rank ", r, " joined '", options.name, "' under another run id (",
-                              ids, "): every shard must be given the same --run_id.");
-    }
+    for (int r : missing) elsewhere += RunIdMismatch(store, options.name, r, keys[r], timeout);
     throw StoreHandlerTimeoutException(MakeString(
         kStoreTimeoutMessagePrefix, "rendezvous '", options.name, "': rank(s) ",
         JoinRanks(missing), " of ", options.size, " never arrived within ", timeout.count(),

@@ -5,7 +5,8 @@
 //   1. each rank claims "<name>/member/<rank>" with setIfAbsent, storing who it is (MemberInfo);
 //      a claim that exists already is a duplicate shard id or a reused run id, and the error says
 //      which (same host and the claimant's pid is gone: reused run id);
-//   2. it waits for every member's claim; a timeout names the ranks that never arrived;
+//   2. it waits for every member's claim; a timeout names the ranks that never arrived (and the
+//      run id a missing rank joined under instead, when the store can tell);
 //   3. it checks the members against each other (a rank advertising a loopback address while
 //      another rank runs on a different host);
 //   4. Gloo's full-mesh connect, with keys "<name>/<rank>" as upstream (PrefixStore scheme).

@@ -38,12 +38,10 @@ TensorShapes Infer(std::map<std::string, TensorShape> shapes, const std::vector<
       }
       if (!known || !schema || !schema->HasTensorInference()) continue;
       std::vector<TensorShape> outputs = schema->InferTensor(op, inputs);
+      // An unknown output is kept (with its type, as upstream reports it) and replaces what an
+      // in-place op's input had; later ops treat it as not known.
       for (int i = 0; i < op.output_size() && i < static_cast<int>(outputs.size()); ++i) {
-        if (outputs[i].unknown_shape()) {
-          shapes.erase(op.output(i));  // an in-place op must not leave the input's old shape
-        } else {
-          shapes[op.output(i)] = outputs[i];
-        }
+        shapes[op.output(i)] = outputs[i];
       }
     }
   }
@@ -51,9 +49,12 @@ TensorShapes Infer(std::map<std::string, TensorShape> shapes, const std::vector<
   for (const NetDef& net : nets) {
     for (const OperatorDef& op : net.op()) {
       for (const auto& out : op.output()) {
-        if (shapes.count(out) || !EndsWith(out, "_grad")) continue;
+        auto known = shapes.find(out);
+        if ((known != shapes.end() && !known->second.unknown_shape()) || !EndsWith(out, "_grad")) {
+          continue;
+        }
         auto param = shapes.find(out.substr(0, out.size() - 5));
-        if (param != shapes.end()) shapes[out] = param->second;
+        if (param != shapes.end() && !param->second.unknown_shape()) shapes[out] = param->second;
       }
     }
   }

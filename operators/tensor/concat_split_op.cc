@@ -161,6 +161,40 @@ std::vector<TensorShape> ConcatInference(const OperatorDef& def,
   return {out, info};
 }
 
+// Split: known shapes when the sizes come from the argument (or are equal pieces); with the sizes
+// as input 1 (a runtime value) the outputs keep X's type with unknown shapes.
+std::vector<TensorShape> SplitInference(const OperatorDef& def,
+                                        const std::vector<TensorShape>& in) {
+  ArgumentHelper args(def);
+  const int n = def.output_size();
+  TensorShape unknown = in[0];
+  unknown.clear_dims();
+  unknown.set_unknown_shape(true);
+  std::vector<TensorShape> out(n, unknown);
+  const int ndim = in[0].dims_size();
+  const int axis_arg =
+      AxisFromArgs(args.HasArgument("axis"), args.GetSingleArgument<int>("axis", 1),
+                   args.HasArgument("order"), args.GetSingleArgument<std::string>("order", "NCHW"));
+  if (in.size() == 2 || in[0].unknown_shape() || axis_arg < -ndim || axis_arg >= ndim) return out;
+  const int axis = axis_arg < 0 ? axis_arg + ndim : axis_arg;
+  std::vector<int64_t> sizes = args.GetRepeatedArgument<int64_t>("split");
+  if (sizes.empty()) {
+    if (in[0].dims(axis) % n != 0) return out;
+    sizes.assign(n, in[0].dims(axis) / n);
+  }
+  if (static_cast<int>(sizes.size()) != n) return out;
+  const bool add_axis = args.GetSingleArgument<int>("add_axis", 0) != 0;
+  for (int i = 0; i < n; ++i) {
+    TensorShape& y = out[i];
+    y.set_unknown_shape(false);
+    for (int d = 0; d < ndim; ++d) {
+      if (d == axis && add_axis) continue;
+      y.add_dims(d == axis ? sizes[i] : in[0].dims(d));
+    }
+  }
+  return out;
+}
+
 class GetConcatGradient final : public GradientMakerBase {
   using GradientMakerBase::GradientMakerBase;
   std::vector<OperatorDef> GetGradientDefs() override {
@@ -222,6 +256,7 @@ OPERATOR_SCHEMA(DepthConcat)
 OPERATOR_SCHEMA(Split)
     .NumInputs(1, 2)
     .NumOutputs(1, OpSchema::kInf)
+    .TensorInference(SplitInference)
     .Arg("axis", "Axis to cut along")
     .Arg("order", "NCHW (axis 1) or NHWC (axis 3), instead of axis")
     .Arg("split", "Size of every piece (default: equal pieces)")
@@ -230,6 +265,7 @@ OPERATOR_SCHEMA(Split)
 OPERATOR_SCHEMA(DepthSplit)
     .NumInputs(1, 2)
     .NumOutputs(1, OpSchema::kInf)
+    .TensorInference(SplitInference)
     .SetDoc("Split under its old name.");
 
 REGISTER_GRADIENT(Concat, GetConcatGradient);

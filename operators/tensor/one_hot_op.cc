@@ -33,7 +33,17 @@ class OneHotOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(OneHot, OneHotOp);
-OPERATOR_SCHEMA(OneHot).NumInputs(2).NumOutputs(1).SetDoc("One-hot float rows for int64 indices.");
+OPERATOR_SCHEMA(OneHot)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .TensorInference([](const OperatorDef&, const std::vector<TensorShape>& in) {
+      // [N, index_size]: index_size is a runtime value, so only the type is known.
+      TensorShape out;
+      out.set_data_type(TensorProto::FLOAT);
+      out.set_unknown_shape(true);
+      return std::vector<TensorShape>{out};
+    })
+    .SetDoc("One-hot float rows for int64 indices.");
 REGISTER_GRADIENT(OneHot, NoGradient);
 
 }  // namespace caffe2

@@ -66,6 +66,19 @@ REGISTER_CPU_OPERATOR(SparseToDense, SparseToDenseOp);
 OPERATOR_SCHEMA(SparseToDense)
     .NumInputs(2, 3)
     .NumOutputs(1)
+    .TensorInference([](const OperatorDef&, const std::vector<TensorShape>& in) {
+      // [first dim of data_to_infer_dim, values.dims[1:]]; without input 2 the first dim is the
+      // largest index + 1, a runtime value.
+      TensorShape out = in[1];
+      if (in.size() < 3 || in[2].unknown_shape() || in[2].dims_size() == 0 ||
+          in[1].unknown_shape() || in[1].dims_size() == 0) {
+        out.clear_dims();
+        out.set_unknown_shape(true);
+        return std::vector<TensorShape>{out};
+      }
+      out.set_dims(0, in[2].dims(0));
+      return std::vector<TensorShape>{out};
+    })
     .SetDoc("Scatters rows of VALUES into a zero tensor at INDICES, summing repeats.");
 REGISTER_GRADIENT(SparseToDense, NoGradient);
 

@@ -123,6 +123,13 @@ OPERATOR_SCHEMA(DiagonalFill)
 OPERATOR_SCHEMA(LengthsRangeFill)
     .NumInputs(1)
     .NumOutputs(1)
+    .TensorInference([](const OperatorDef&, const std::vector<TensorShape>& in) {
+      // 1-D of sum(lengths): a runtime value; the type is int32.
+      TensorShape out;
+      out.set_data_type(TensorProto::INT32);
+      out.set_unknown_shape(true);
+      return std::vector<TensorShape>{out};
+    })
     .SetDoc("Concatenated ranges 0..l-1 for every length l.");
 
 REGISTER_GRADIENT(RangeFill, NoGradient);

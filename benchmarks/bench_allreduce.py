@@ -68,7 +68,7 @@ def median(values):
     return values[len(values) // 2]
 
 
-def step_time(num_shards, iters):
+def step_time(num_shards, iters, bucket_mb=0.0):
     """Median seconds per training iteration of the main job's ResNet-8 (synthetic data)."""
     store = tempfile.mkdtemp(prefix="c2_bench_step_")
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
@@ -78,7 +78,7 @@ def step_time(num_shards, iters):
            "--num_channels", "1", "--image_size", "28", "--num_labels", "10", "--batch_size", "64",
            "--epoch_size", str(64 * num_shards * iters), "--num_epochs", "1",
            "--num_shards", str(num_shards), "--run_id", run_id, "--file_store_path", store,
-           "--log_dir", store]
+           "--log_dir", store, "--bucket_size_mb", str(bucket_mb)]
     procs = [subprocess.Popen(cmd + ["--shard_id", str(s)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True) for s in range(num_shards)]
     outs = [p.communicate(timeout=900)[0] for p in procs]
@@ -95,11 +95,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--step_iters", type=int, default=40)
     parser.add_argument("--no_steps", action="store_true")
+    parser.add_argument("--no_allreduce", action="store_true")
     args = parser.parse_args()
 
-    print("Allreduce, 2 processes on 127.0.0.1, float32 (GB/s = bytes / median time)")
-    print("{:>8} | {:>12} | {:>12} | {:>6}".format("size MB", "caffe2 GB/s", "torch GB/s", "ratio"))
-    for size in args.sizes_mb:
+    if not args.no_allreduce:
+        print("Allreduce, 2 processes on 127.0.0.1, float32 (GB/s = bytes / median time)")
+        print("{:>8} | {:>12} | {:>12} | {:>6}".format("size MB", "caffe2 GB/s", "torch GB/s",
+                                                       "ratio"))
+    for size in ([] if args.no_allreduce else args.sizes_mb):
         ours, theirs = [], []
         iters = max(5, int(args.iters * min(1.0, 16.0 / size)))
         for _ in range(args.rounds):
@@ -112,9 +115,11 @@ def main():
     if not args.no_steps:
         one = step_time(1, args.step_iters)
         two = step_time(2, args.step_iters)
+        bucketed = step_time(2, args.step_iters, bucket_mb=4.0)
         print("\nData-parallel ResNet-8 (28x28x1, batch 64 per shard, 1 thread per shard): "
-              "{:.1f} ms/step with 1 shard, {:.1f} ms/step with 2 shards: overhead {:+.0%}".format(
-                  1e3 * one, 1e3 * two, two / one - 1))
+              "{:.1f} ms/step with 1 shard, {:.1f} ms/step with 2 shards (overhead {:+.0%}), "
+              "{:.1f} ms/step with 2 shards and 4 MB gradient buckets (overhead {:+.0%})".format(
+                  1e3 * one, 1e3 * two, two / one - 1, 1e3 * bucketed, bucketed / one - 1))
 
 
 if __name__ == "__main__":

@@ -19,35 +19,17 @@ class GlooAllgatherOp final : public GlooOpBase {
         1, k, {DataType::FLOAT, DataType::FLOAT16, DataType::INT32, DataType::INT64});
     Tensor* out = OutputBlob(0)->GetMutableTensor(Device{});
     out->Resize(std::vector<int64_t>{sig.count * k * World().size()});
-    void* out_ptr = nullptr;
-    switch (sig.dtype) {
-      case DataType::FLOAT: out_ptr = out->mutable_data<float>(); break;
-      case DataType::FLOAT16: out_ptr = out->mutable_data<float16>(); break;
-      case DataType::INT32: out_ptr = out->mutable_data<int32_t>(); break;
-      default: out_ptr = out->mutable_data<int64_t>(); break;
-    }
-    sig.pointers.push_back(out_ptr);
+    sig.pointers.push_back(out->raw_mutable_data(Input(1).meta()));
     if (!AlreadyBuiltFor(sig)) {
-      switch (sig.dtype) {
-        case DataType::FLOAT: Keep(sig, Make<float>(sig)); break;
-        case DataType::FLOAT16: Keep(sig, Make<gloo::float16>(sig)); break;
-        case DataType::INT32: Keep(sig, Make<int32_t>(sig)); break;
-        default: Keep(sig, Make<int64_t>(sig)); break;
-      }
+      Keep(sig, DispatchGlooType(sig.dtype, [&](auto type) -> std::unique_ptr<gloo::Algorithm> {
+             using T = decltype(type);
+             std::vector<T*> in = TypedPointers<T>(sig, k);
+             return std::make_unique<gloo::AllgatherRing<T>>(
+                 World().context, std::vector<const T*>(in.begin(), in.end()),
+                 TypedPointers<T>(sig, k + 1).back(), static_cast<int>(sig.count));
+           }));
     }
     algorithm().run();
-  }
-
- private:
-  template <typename T>
-  std::unique_ptr<gloo::Algorithm> Make(const BufferSignature& sig) {
-    std::vector<const T*> in;
-    for (size_t i = 0; i + 1 < sig.pointers.size(); ++i) {
-      in.push_back(static_cast<const T*>(sig.pointers[i]));
-    }
-    T* out = static_cast<T*>(const_cast<void*>(sig.pointers.back()));
-    return std::make_unique<gloo::AllgatherRing<T>>(World().context, in, out,
-                                                    static_cast<int>(sig.count));
   }
 };
 

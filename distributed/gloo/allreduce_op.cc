@@ -17,22 +17,14 @@ class GlooAllreduceOp final : public GlooOpBase {
     const BufferSignature sig =
         SignatureOf(1, InputSize() - 1, {DataType::FLOAT, DataType::FLOAT16});
     if (!AlreadyBuiltFor(sig)) {
-      if (sig.dtype == DataType::FLOAT) {
-        Keep(sig, Make<float>(sig));
-      } else {
-        Keep(sig, Make<gloo::float16>(sig));
-      }
+      Keep(sig, DispatchGlooType(sig.dtype, [&](auto type) -> std::unique_ptr<gloo::Algorithm> {
+             using T = decltype(type);
+             return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(
+                 World().context, TypedPointers<T>(sig, sig.pointers.size()),
+                 static_cast<int>(sig.count));
+           }));
     }
     algorithm().run();
-  }
-
- private:
-  template <typename T>
-  std::unique_ptr<gloo::Algorithm> Make(const BufferSignature& sig) {
-    std::vector<T*> ptrs;
-    for (const void* p : sig.pointers) ptrs.push_back(static_cast<T*>(const_cast<void*>(p)));
-    return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(World().context, ptrs,
-                                                               static_cast<int>(sig.count));
   }
 };
 

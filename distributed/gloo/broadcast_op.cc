@@ -21,25 +21,17 @@ class GlooBroadcastOp final : public GlooOpBase {
     C2_ENFORCE(root_ >= 0 && root_ < World().size(), "root ", root_, " is not a rank of the ",
                World().size(), "-rank common world");
     if (!AlreadyBuiltFor(sig)) {
-      switch (sig.dtype) {
-        case DataType::FLOAT: Keep(sig, Make<float>(sig)); break;
-        case DataType::FLOAT16: Keep(sig, Make<gloo::float16>(sig)); break;
-        case DataType::INT32: Keep(sig, Make<int32_t>(sig)); break;
-        default: Keep(sig, Make<int64_t>(sig)); break;
-      }
+      Keep(sig, DispatchGlooType(sig.dtype, [&](auto type) -> std::unique_ptr<gloo::Algorithm> {
+             using T = decltype(type);
+             return std::make_unique<gloo::BroadcastOneToAll<T>>(
+                 World().context, TypedPointers<T>(sig, sig.pointers.size()),
+                 static_cast<size_t>(sig.count), root_, 0);
+           }));
     }
     algorithm().run();
   }
 
  private:
-  template <typename T>
-  std::unique_ptr<gloo::Algorithm> Make(const BufferSignature& sig) {
-    std::vector<T*> ptrs;
-    for (const void* p : sig.pointers) ptrs.push_back(static_cast<T*>(const_cast<void*>(p)));
-    return std::make_unique<gloo::BroadcastOneToAll<T>>(World().context, ptrs,
-                                                        static_cast<size_t>(sig.count), root_, 0);
-  }
-
   int root_;
 };
 

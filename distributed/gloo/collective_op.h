@@ -18,6 +18,8 @@
 #include "core/operator.h"
 #include "distributed/gloo/common_world.h"
 
+#include <gloo/types.h>
+
 namespace gloo {
 class Algorithm;
 }
@@ -36,6 +38,27 @@ struct BufferSignature {
   }
   std::string Describe() const;
 };
+
+// The first `n` buffer addresses of a signature as T* (Gloo's algorithms take typed pointers).
+template <typename T>
+std::vector<T*> TypedPointers(const BufferSignature& sig, size_t n) {
+  std::vector<T*> out;
+  for (size_t i = 0; i < n && i < sig.pointers.size(); ++i) {
+    out.push_back(static_cast<T*>(const_cast<void*>(sig.pointers[i])));
+  }
+  return out;
+}
+
+// Calls make(T{}) with T the C++ type Gloo uses for `dtype` (float, gloo::float16, int32, int64).
+template <typename Make>
+auto DispatchGlooType(DataType dtype, Make&& make) {
+  switch (dtype) {
+    case DataType::FLOAT: return make(float{});
+    case DataType::FLOAT16: return make(gloo::float16{});
+    case DataType::INT32: return make(int32_t{});
+    default: return make(int64_t{});
+  }
+}
 
 class GlooOpBase : public OperatorBase {
  public:

@@ -30,24 +30,13 @@ class GlooReduceScatterOp final : public GlooOpBase {
                sig.count, " elements");
     sig.pointers.push_back(counts.raw_data());
     if (!AlreadyBuiltFor(sig)) {
-      if (sig.dtype == DataType::FLOAT) {
-        Keep(sig, Make<float>(sig, recv));
-      } else {
-        Keep(sig, Make<gloo::float16>(sig, recv));
-      }
+      Keep(sig, DispatchGlooType(sig.dtype, [&](auto type) -> std::unique_ptr<gloo::Algorithm> {
+             using T = decltype(type);
+             return std::make_unique<gloo::ReduceScatterHalvingDoubling<T>>(
+                 World().context, TypedPointers<T>(sig, k), static_cast<int>(sig.count), recv);
+           }));
     }
     algorithm().run();
-  }
-
- private:
-  template <typename T>
-  std::unique_ptr<gloo::Algorithm> Make(const BufferSignature& sig, const std::vector<int>& recv) {
-    std::vector<T*> ptrs;
-    for (size_t i = 0; i + 1 < sig.pointers.size(); ++i) {
-      ptrs.push_back(static_cast<T*>(const_cast<void*>(sig.pointers[i])));
-    }
-    return std::make_unique<gloo::ReduceScatterHalvingDoubling<T>>(
-        World().context, ptrs, static_cast<int>(sig.count), recv);
   }
 };
 

@@ -258,13 +258,7 @@ def Parallelize(model_helper_obj, input_builder_fun,
         _PruneParametersForSharing(model_helper_obj)
 
     if param_update_builder_fun is not None:
-        for device in devices:
-            device_opt = core.DeviceOption(model_helper_obj._device_type,
-                                           device)
-            with core.DeviceScope(device_opt):
-                with core.NameScope("{}_{}".format(
-                        model_helper_obj._device_prefix, device)):
-                    param_update_builder_fun(model_helper_obj)
+        _CallPerDevice(model_helper_obj, devices, param_update_builder_fun)
     else:
         log.info("Calling optimizer builder function")
         model_helper_obj._optimizer = optimizer_builder_fun(model_helper_obj)
@@ -289,13 +283,7 @@ def Parallelize(model_helper_obj, input_builder_fun,
         max_concurrent_distributed_ops=1)
 
     if post_sync_builder_fun is not None:
-        for device in devices:
-            device_opt = core.DeviceOption(model_helper_obj._device_type,
-                                           device)
-            with core.DeviceScope(device_opt):
-                with core.NameScope("{}_{}".format(
-                        model_helper_obj._device_prefix, device)):
-                    post_sync_builder_fun(model_helper_obj)
+        _CallPerDevice(model_helper_obj, devices, post_sync_builder_fun)
 
     assert not (optimize_gradient_memory and dynamic_memory_management), \
         "It is not advised to use gradient optimization ('memonger') " \
@@ -313,6 +301,14 @@ def Parallelize(model_helper_obj, input_builder_fun,
 
     if shared_model:
         _RemapParameterBlobsForSharedModel(model_helper_obj, all_params)
+
+
+def _CallPerDevice(model, devices, builder_fun):
+    """builder_fun(model) once per device, under its DeviceScope and NameScope."""
+    for device in devices:
+        with core.DeviceScope(core.DeviceOption(model._device_type, device)):
+            with core.NameScope("{}_{}".format(model._device_prefix, device)):
+                builder_fun(model)
 
 
 def _GetReverseOrderedGrads(model):

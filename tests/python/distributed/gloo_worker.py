@@ -95,8 +95,9 @@ def rendezvous_only(rank, size, timeout_ms, **kwargs):
     return {"ok": True}
 
 
-def dead_peer(rank, size, timeout_ms):
-    """Rank 1 exits right after the rendezvous; the others run allreduce until it fails."""
+def dead_peer(rank, size, timeout_ms, stuck=False):
+    """Rank 1 exits (or, stuck, hangs) right after the rendezvous; the others run allreduce until
+    it fails."""
     create_world(rank, size, timeout_ms)
     workspace.FeedBlob("x", np.ones(1000, np.float32))
     net = core.Net("train")
@@ -106,6 +107,9 @@ def dead_peer(rank, size, timeout_ms):
     if rank == 1:
         print(json.dumps({"exited": True}))
         sys.stdout.flush()
+        if stuck:
+            import time
+            time.sleep(timeout_ms / 1000.0 + 15)  # alive but silent past the others' timeout
         os._exit(0)
     for _ in range(1000):
         workspace.RunNet(net.Proto().name)
@@ -126,6 +130,8 @@ def main():
         out = rendezvous_only(rank, size, timeout_ms, interface="lo")
     elif scenario == "dead_peer":
         out = dead_peer(rank, size, timeout_ms)
+    elif scenario == "stuck_peer":
+        out = dead_peer(rank, size, timeout_ms, stuck=True)
     else:
         raise SystemExit("unknown scenario " + scenario)
     print(json.dumps(out))

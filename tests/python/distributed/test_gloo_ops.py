@@ -153,6 +153,22 @@ def test_dead_peer_is_named_by_every_survivor(tmp_path, size):
     assert elapsed < 60  # no hang: well inside the harness timeout
 
 
+def test_stuck_peer_times_out_and_is_named(tmp_path):
+    """A rank that stays alive but stops answering: the others fail after the collective timeout
+    and name it as dead or stuck."""
+    t0 = time.time()
+    procs = [start("stuck_peer", r, 2, "file", tmp_path, "stuck", timeout_ms=3000)
+             for r in range(2)]
+    rc, out, err = result(procs[0])
+    elapsed = time.time() - t0
+    assert rc == 3, (out, err)
+    assert out["error_type"] == "gloo.python.IoError"
+    assert "rank 1 (host" in out["error"] and "is dead or stuck" in out["error"], out["error"]
+    assert elapsed < 30  # 3 s timeout + 3 s of waiting for failure reports, not a hang
+    procs[1].kill()
+    procs[1].communicate()
+
+
 class TestInProcess:
     def setup_method(self):
         workspace.ResetWorkspace()

@@ -28,8 +28,8 @@ from caffe2.python.core_graph import (  # noqa: F401
     InferBlobDevices, InferOpBlobDevices, InferOpBlobDevicesAsDict,
     InferOpDeviceAsBlobDevices, get_op_ids_in_path, get_output_producers,
     get_ssa, get_undefined_blobs)
-from caffe2.python.core_net import (  # noqa: F401
-    Net, _recover_record_by_prefix)
+from caffe2.python.core_net import Net  # noqa: F401
+from caffe2.python.core_net_records import _recover_record_by_prefix  # noqa: F401
 from caffe2.python.core_net_utils import (  # noqa: F401
     InjectCrossDeviceCopies, InjectDeviceCopiesAmongNets,
     InjectDeviceCopiesAmongNetsWithoutB2D, clone_and_bind_net, get_net_name,

@@ -1,4 +1,5 @@
-"""core.Net: a NetDef under construction, with ops added as methods."""
+"""core.Net: a NetDef under construction, with ops added as methods (cloning in core_net_clone,
+schema records in core_net_records)."""
 import collections
 import copy
 import zlib
@@ -9,28 +10,16 @@ from caffe2.proto import caffe2_pb2
 from caffe2.python import workspace
 from caffe2.python.core_base import (
     _REGISTERED_OPERATORS, BlobReference, CreateOperator, DataType,
-    GradientSlice, IsOperator, IsOperatorWithEngine, NameScope,
+    GradientSlice, IsOperator, IsOperatorWithEngine,
     ScopedBlobReference, ScopedName, _extract_stacktrace, _get_blob_ref,
     _RectifyInputOutput, _RegisterPythonImpl)
 from caffe2.python.core_gradients import GradientRegistry
-from caffe2.python.core_graph import (
-    get_op_ids_in_path, get_ssa, get_undefined_blobs)
+from caffe2.python.core_net_clone import NetCloneMixin
+from caffe2.python.core_net_records import NetRecordsMixin
 import caffe2.python._import_c_extension as C
 
 
-def _recover_record_by_prefix(names, prefix=''):
-    """A schema record from the blob names that start with `prefix`."""
-    from caffe2.python import schema
-    column_names = [name[len(prefix):] for name in names
-                    if name.startswith(prefix)]
-    if not column_names:
-        return None
-    return schema.from_column_list(
-        column_names,
-        col_blobs=[_get_blob_ref(prefix + name) for name in column_names])
-
-
-class Net(object):
+class Net(NetCloneMixin, NetRecordsMixin):
     """Builds a NetDef. Any registered operator type is a method:
     `net.Relu(["X"], ["Y"])` appends a Relu op and returns its output(s)."""
 
@@ -209,116 +198,6 @@ class Net(object):
             raise KeyError('Net does not define blob %s' % blob_name)
         return BlobReference(blob_name, self)
 
-    def Clone(self, name, blob_remap=None, op_id_mask=None, remap_funcs=None,
-              keep_schema=True):
-        """A copy of this net named `name`.
-
-        Args:
-          blob_remap: {old blob name: new name} applied to all ops and
-            external inputs/outputs.
-          op_id_mask: indices of the ops to keep (default all).
-          remap_funcs: {op type: f(op, prefix, blob_remap)} for ops whose
-            arguments hold blob names too.
-        """
-        remap_funcs = dict(remap_funcs or {})
-        blob_remap = blob_remap or {}
-        proto = self._net
-        if op_id_mask is None:
-            op_id_mask = list(range(len(proto.op)))
-
-        def remapped(blob):
-            return str(blob_remap.get(str(blob), str(blob)))
-
-        def remap_list(names):
-            new_names = [remapped(b) for b in names]
-            del names[:]
-            names.extend(new_names)
-
-        def remap_op(op):
-            new_op = caffe2_pb2.OperatorDef()
-            new_op.CopyFrom(op)
-            remap_list(new_op.input)
-            remap_list(new_op.output)
-            if new_op.type in remap_funcs:
-                remap_funcs[new_op.type](
-                    new_op, (name + '/') if name else '', blob_remap)
-            return new_op
-
-        new_proto = caffe2_pb2.NetDef()
-        new_proto.CopyFrom(proto)
-        new_proto.name = name
-        del new_proto.op[:]
-        new_proto.op.extend(remap_op(proto.op[i]) for i in op_id_mask)
-        remap_list(new_proto.external_input)
-        remap_list(new_proto.external_output)
-        new_net = Net(new_proto)
-
-        if keep_schema:
-            for attr in ('_input_record', '_output_record'):
-                record = getattr(self, attr)
-                if record:
-                    from caffe2.python import schema
-                    setattr(new_net, attr, schema.from_blob_list(
-                        record,
-                        [BlobReference(remapped(blob), net=new_net)
-                         for blob in record.field_blobs()]))
-        new_net._attr_dict.update(self._attr_dict)
-        return new_net
-
-    def ClonePartial(self, name, inputs, outputs, remap_funcs=None):
-        """Clones only the ops needed to compute `outputs` from `inputs`.
-
-        Args:
-          inputs: {original blob: input name in the clone}, a list of
-            (original, new) pairs, or a list of blobs kept as they are.
-          outputs: blobs the clone must produce.
-        Returns:
-          (new net, BlobReferences to its outputs). Internal blobs get the
-          prefix `<name>/`.
-        """
-        pair_list = isinstance(inputs, list) and all(
-            isinstance(i, tuple) and len(i) == 2 for i in inputs)
-        if isinstance(inputs, dict):
-            pass
-        elif pair_list:
-            inputs = collections.OrderedDict(inputs)
-        else:
-            inputs = collections.OrderedDict(zip(inputs, inputs))
-        for output in outputs:
-            assert self.BlobIsDefined(output)
-        input_names = collections.OrderedDict(
-            (str(k), str(v)) for k, v in inputs.items())
-        output_names = [str(o) for o in outputs]
-        blob_versions = {str(i): 0 for i in inputs}
-        ssa, blob_versions = get_ssa(self._net, blob_versions)
-        used_op_ids = get_op_ids_in_path(ssa, blob_versions, inputs, outputs)
-        disallowed_op_ids = get_op_ids_in_path(ssa, blob_versions, [], inputs)
-        assert not set(used_op_ids) & set(disallowed_op_ids), (
-            'Cannot partially clone net: some of the ops required would '
-            'generate the given input.')
-
-        sub_ssa = [op for i, op in enumerate(ssa) if i in used_op_ids]
-        undef_blobs = get_undefined_blobs(sub_ssa) - set(input_names)
-        prefix = (name + '/') if name else ''
-
-        def remap(blob_name):
-            if blob_name in input_names:
-                return input_names[blob_name]
-            if blob_name in undef_blobs:
-                return blob_name
-            return prefix + blob_name
-
-        blob_mapping = {b: remap(b) for b in blob_versions}
-        new_net = self.Clone(name, blob_mapping, used_op_ids, remap_funcs)
-        new_in = [blob_mapping[i] for i in input_names] + sorted(undef_blobs)
-        new_out = [blob_mapping[o] for o in output_names]
-        del new_net.Proto().external_input[:]
-        new_net.Proto().external_input.extend(new_in)
-        new_net._external_input_map = set(new_in)
-        del new_net.Proto().external_output[:]
-        new_net.Proto().external_output.extend(new_out)
-        return new_net, [new_net.GetBlobRef(o) for o in new_out]
-
     def Proto(self):
         """The live NetDef. Callers may edit it, so lookups are rebuilt."""
         self._InvalidateLookupTables()
@@ -455,70 +334,6 @@ class Net(object):
         if self._recreate_lookup_tables:
             self._RecreateLookupTables()
         return str(blob) in self._external_input_map
-
-    def set_input_record(self, input_record):
-        """Binds a schema record to the net's inputs."""
-        from caffe2.python import schema
-        assert self._input_record is None or (
-            input_record.has_blobs() and
-            set(input_record.field_blobs()) ==
-            set(self._input_record.field_blobs())), \
-            'Input schema cannot be reset'
-        if not input_record.has_blobs():
-            with NameScope(self.Name()):
-                self._input_record = schema.NewRecord(self, input_record)
-        else:
-            self._input_record = input_record
-            for blob in input_record.field_blobs():
-                if not self.is_external_input(blob):
-                    self.AddExternalInput(blob)
-        return self._input_record
-
-    def recover_input_record_by_prefix(self, prefix):
-        record = _recover_record_by_prefix(self._net.external_input, prefix)
-        if record:
-            self.set_input_record(record)
-
-    def set_output_record(self, record):
-        """Binds a schema record to blobs of the net, as its outputs."""
-        assert self._output_record is None or (
-            record.has_blobs() and
-            set(record.field_blobs()) ==
-            set(self._output_record.field_blobs())), \
-            'Output schema cannot be reset'
-        for blob in record.field_blobs():
-            assert self.BlobIsDefined(blob), "{} is not defined".format(blob)
-        for blob in record.field_blobs():
-            self.AddExternalOutput(blob)
-        self._output_record = record
-
-    def recover_output_record_by_prefix(self, prefix):
-        record = _recover_record_by_prefix(self._net.external_output, prefix)
-        if record:
-            self.set_output_record(record)
-
-    def AppendOutputRecordField(self, field_name, record):
-        from caffe2.python import schema
-        assert self._output_record is not None, \
-            'Tried to append to missing output record'
-        for blob in record.field_blobs():
-            assert self.BlobIsDefined(blob)
-        for blob in record.field_blobs():
-            self.AddExternalOutput(blob)
-        self._output_record = self._output_record + schema.Struct(
-            (field_name, record))
-
-    def input_record(self):
-        return self._input_record
-
-    def output_record(self):
-        return self._output_record
-
-    def has_input_record(self):
-        return self._input_record is not None
-
-    def has_output_record(self):
-        return self._output_record is not None
 
     def DeduplicateGradientSlices(self, g, aggregator='sum'):
         """Sums (or averages) the values of repeated indices of `g`."""

@@ -7,10 +7,14 @@
 #include "core/gradient.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
+#include "operators/nn/conv_op_dnnl.h"
 #include "operators/nn/im2col.h"
 
 namespace caffe2 {
 namespace {
+
+// The engine that always runs the im2col + Eigen path (the default engine tries oneDNN first).
+const char kEigenEngine[] = "EIGEN";
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor>;
@@ -163,6 +167,7 @@ bool ConvOp::RunOnDevice() {
   if (Y->numel() == 0) return true;
   const float* x = X.data<float>();
   const float* w = W.data<float>();
+  if (engine() != kEigenEngine && DnnlConvForward(s.g, s.M, s.group, x, w, bias, y)) return true;
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
 
@@ -235,13 +240,11 @@ bool ConvGradientOp::RunOnDevice() {
   Tensor* dW = Output(0);
   dW->ResizeLike(W);
   float* dw = dW->mutable_data<float>();
-  std::fill(dw, dw + dW->numel(), 0.f);
   float* db = nullptr;
   if (!no_bias_) {
     Tensor* dB = Output(1);
     dB->Resize(s.M);
     db = dB->mutable_data<float>();
-    std::fill(db, db + s.M, 0.f);
   }
   float* dx = nullptr;
   if (OutputSize() > dx_index) {
@@ -249,13 +252,18 @@ bool ConvGradientOp::RunOnDevice() {
     dX->ResizeLike(X);
     dx = dX->mutable_data<float>();
   }
+  const float* x = X.data<float>();
+  const float* w = W.data<float>();
+  const float* dy = dY.data<float>();
+  if (dY.numel() > 0 && engine() != kEigenEngine && DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx)) {
+    return true;
+  }
+  std::fill(dw, dw + dW->numel(), 0.f);
+  if (db) std::fill(db, db + s.M, 0.f);
   if (dY.numel() == 0) {
     if (dx) std::fill(dx, dx + X.numel(), 0.f);
     return true;
   }
-  const float* x = X.data<float>();
-  const float* w = W.data<float>();
-  const float* dy = dY.data<float>();
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
   const int64_t wsize = W.numel();
@@ -403,6 +411,14 @@ REGISTER_CPU_OPERATOR(ConvGradient, ConvGradientOp);
 REGISTER_CPU_OPERATOR(Conv1DGradient, ConvGradientOp);
 REGISTER_CPU_OPERATOR(Conv2DGradient, ConvGradientOp);
 REGISTER_CPU_OPERATOR(Conv3DGradient, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(Conv1D_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(Conv2D_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(Conv3D_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(ConvGradient_ENGINE_EIGEN, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv1DGradient_ENGINE_EIGEN, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv2DGradient_ENGINE_EIGEN, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv3DGradient_ENGINE_EIGEN, ConvGradientOp);
 
 OPERATOR_SCHEMA(Conv)
     .NumInputs(2, 3)

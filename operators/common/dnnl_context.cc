@@ -1,6 +1,5 @@
 #include "operators/common/dnnl_context.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -26,74 +25,66 @@ bool DnnlIsReference(const dnnl::primitive_desc_base& pd) {
   return std::strncmp(pd.impl_info_str(), "ref", 3) == 0;
 }
 
-namespace {
+DnnlPlan::DnnlPlan(const std::vector<dnnl::memory::desc>& tensors) {
+  for (const auto& d : tensors) tensors_.push_back(dnnl::memory(d, DnnlEngine(), DNNL_MEMORY_NONE));
+}
 
-// Floats for one reordered argument, rounded up to whole 64-byte lines.
-size_t Floats(const dnnl::memory::desc& d) { return (d.get_size() / sizeof(float) + 15) / 16 * 16; }
-
-}  // namespace
-
-void DnnlPlan::Add(int arg, bool output, const dnnl::memory::desc& user, const dnnl::memory::desc& inner) {
-  Arg a{arg, output, dnnl::memory(user, DnnlEngine(), DNNL_MEMORY_NONE), {}, {}};
-  if (inner == user) {
-    a.inner = a.user;
-  } else {
-    a.inner = dnnl::memory(inner, DnnlEngine(), DNNL_MEMORY_NONE);
-    a.reorder = output ? dnnl::reorder(a.inner, a.user) : dnnl::reorder(a.user, a.inner);
+void DnnlPlan::Add(const dnnl::primitive& prim, const std::vector<Binding>& bindings) {
+  Step step{prim, {}, {}, {}};
+  for (const Binding& b : bindings) {
+    const dnnl::memory& user = tensors_.at(b.tensor);
+    if (b.want == user.get_desc()) {
+      step.args[b.arg] = user;
+      continue;
+    }
+    // An input already reordered into this layout by an earlier step is reused.
+    const Inner* found = nullptr;
+    if (!b.output) {
+      for (const Inner& in : inner_) {
+        if (in.tensor == b.tensor && in.mem.get_desc() == b.want) found = &in;
+      }
+    }
+    if (!found) {
+      inner_.push_back({b.output ? -1 : b.tensor, dnnl::memory(b.want, DnnlEngine(), DNNL_MEMORY_NONE),
+                        scratch_floats_});
+      // Whole 64-byte lines per piece, so that every piece stays aligned.
+      scratch_floats_ += (b.want.get_size() / sizeof(float) + 15) / 16 * 16;
+      found = &inner_.back();
+      if (b.output) {
+        step.after.push_back({dnnl::reorder(found->mem, user), found->mem, user});
+      } else {
+        step.before.push_back({dnnl::reorder(user, found->mem), user, found->mem});
+      }
+    }
+    step.args[b.arg] = found->mem;
   }
-  exec_args_[arg] = a.inner;
-  args_.push_back(std::move(a));
-}
-
-void DnnlPlan::AddInput(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& inner) {
-  Add(arg, false, user, inner);
-}
-
-void DnnlPlan::AddOutput(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& inner) {
-  Add(arg, true, user, inner);
-}
-
-size_t DnnlPlan::scratch_floats() const {
-  size_t n = 0;
-  for (const Arg& a : args_) {
-    if (a.reorder) n += Floats(a.inner.get_desc());
-  }
-  return n;
+  steps_.push_back(std::move(step));
 }
 
 void DnnlPlan::Run(const std::vector<void*>& data) {
-  const size_t scratch_size = scratch_floats();
-  // 16 extra floats to align the first piece to 64 bytes.
-  ScratchBuffer scratch(scratch_size ? scratch_size + 16 : 0);
-  float* next = nullptr;
-  if (scratch_size) {
+  // 16 extra floats to align the block to 64 bytes.
+  ScratchBuffer scratch(scratch_floats_ ? scratch_floats_ + 16 : 0);
+  if (scratch_floats_) {
     const uintptr_t p = reinterpret_cast<uintptr_t>(scratch.data());
-    next = reinterpret_cast<float*>((p + 63) / 64 * 64);
+    float* base = reinterpret_cast<float*>((p + 63) / 64 * 64);
+    for (Inner& in : inner_) in.mem.set_data_handle(base + in.offset);
+  }
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (data.at(i)) tensors_[i].set_data_handle(data[i]);
   }
   dnnl::stream& stream = DnnlStream();
-  for (size_t i = 0; i < args_.size(); ++i) {
-    Arg& a = args_[i];
-    a.user.set_data_handle(data.at(i));
-    if (!a.reorder) continue;
-    a.inner.set_data_handle(next);
-    next += Floats(a.inner.get_desc());
-    if (!a.output) a.reorder.execute(stream, {{DNNL_ARG_FROM, a.user}, {DNNL_ARG_TO, a.inner}});
-  }
-  prim_.execute(stream, exec_args_);
-  for (Arg& a : args_) {
-    if (a.output && a.reorder) a.reorder.execute(stream, {{DNNL_ARG_FROM, a.inner}, {DNNL_ARG_TO, a.user}});
+  for (Step& step : steps_) {
+    for (Reorder& r : step.before) r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
+    step.prim.execute(stream, step.args);
+    for (Reorder& r : step.after) r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
   }
   stream.wait();
 }
 
-double DnnlPlan::Time(const std::vector<void*>& data, int reps) {
-  double best = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    Run(data);
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+double DnnlPlan::Time(const std::vector<void*>& data) {
+  const auto start = std::chrono::steady_clock::now();
+  Run(data);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace caffe2

@@ -1,10 +1,10 @@
 // oneDNN plumbing shared by the oneDNN-backed CPU kernels (compiled only when oneDNN is built in).
 //
-// One CPU engine per process and one stream per thread. A DnnlPlan is one primitive with the reorders
-// around it: the caller's tensors are plain (NCHW, OIHW, ...), the primitive may want other layouts
-// (blocked formats picked through format_tag::any); inputs are reordered into scratch memory before
-// the primitive and outputs out of it after. Plans hold no data buffers, so they can be cached per
-// shape and reused; they are not thread-safe (Run rebinds the data pointers), so caches are per thread.
+// One CPU engine per process and one stream per thread. A DnnlPlan runs primitives with the reorders
+// around them: the caller's tensors are plain (NCHW, OIHW, ...), the primitives may want other
+// layouts (blocked formats picked through format_tag::any). Plans hold no data buffers (reorder
+// targets live in a ScratchBuffer during Run), so they can be cached per shape and reused; they are
+// not thread-safe (Run rebinds the data pointers), so caches are per thread.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -22,36 +22,52 @@ dnnl::stream& DnnlStream();  // this thread's stream
 // A reference implementation ("ref:...") is far slower than our im2col path: kernels fall back then.
 bool DnnlIsReference(const dnnl::primitive_desc_base& pd);
 
+// A sequence of primitives over the caller's tensors (the data pointers given to Run, in a fixed
+// order, each with its plain layout). Each primitive argument is bound to a tensor and the layout the
+// primitive wants: an input in another layout is reordered into scratch memory before its first use
+// (once per Run for one tensor and layout, so two primitives reading dY in one blocked layout share
+// the reorder); an output is written to scratch and reordered into the tensor after the primitive.
 class DnnlPlan {
  public:
-  DnnlPlan() = default;
-  explicit DnnlPlan(dnnl::primitive prim) : prim_(std::move(prim)) {}
+  struct Binding {
+    int arg;  // DNNL_ARG_*
+    int tensor;
+    dnnl::memory::desc want;
+    bool output;
+  };
 
-  // Declares argument `arg` (DNNL_ARG_*) with the caller's layout `user` and the primitive's `inner`.
-  void AddInput(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& inner);
-  void AddOutput(int arg, const dnnl::memory::desc& user, const dnnl::memory::desc& inner);
+  DnnlPlan() = default;  // invalid
+  explicit DnnlPlan(const std::vector<dnnl::memory::desc>& tensors);
 
-  // Runs with the data pointers of the arguments in the order they were added.
+  void Add(const dnnl::primitive& prim, const std::vector<Binding>& bindings);
+
+  // Runs with one data pointer per tensor (unused tensors may be null).
   void Run(const std::vector<void*>& data);
-  // Runs `reps` times and returns the seconds of the fastest run (used to pick between plans).
-  double Time(const std::vector<void*>& data, int reps);
+  // Runs once and returns the seconds it took.
+  double Time(const std::vector<void*>& data);
 
-  bool valid() const { return static_cast<bool>(prim_); }
-  // Floats of scratch memory a run needs for the reordered arguments.
-  size_t scratch_floats() const;
+  bool valid() const { return !steps_.empty(); }
 
  private:
-  struct Arg {
-    int arg;
-    bool output;
-    dnnl::memory user, inner;  // inner == user when no reorder is needed
-    dnnl::primitive reorder;   // empty when no reorder is needed
+  struct Reorder {
+    dnnl::primitive prim;
+    dnnl::memory from, to;
   };
-  void Add(int arg, bool output, const dnnl::memory::desc& user, const dnnl::memory::desc& inner);
+  struct Step {
+    dnnl::primitive prim;
+    std::unordered_map<int, dnnl::memory> args;
+    std::vector<Reorder> before, after;
+  };
+  struct Inner {
+    int tensor;
+    dnnl::memory mem;
+    size_t offset;  // floats into the scratch block
+  };
 
-  dnnl::primitive prim_;
-  std::vector<Arg> args_;
-  std::unordered_map<int, dnnl::memory> exec_args_;
+  std::vector<dnnl::memory> tensors_;
+  std::vector<Inner> inner_;
+  size_t scratch_floats_ = 0;
+  std::vector<Step> steps_;
 };
 
 }  // namespace caffe2

@@ -60,25 +60,37 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, bool b
   return Conv::primitive_desc(desc, DnnlEngine());
 }
 
-// Each builder returns an invalid plan when oneDNN rejects the case or has only its reference kernel.
-// Argument order of the plans: forward (src, weights, bias?, dst), backward weights (src, diff_dst,
-// diff_weights, diff_bias?), backward data (diff_dst, weights, diff_src).
-DnnlPlan ForwardPlan(const ConvDescs& d, bool blocked) {
+// One primitive and its bindings to the caller's tensors, numbered as below.
+struct Pass {
+  dnnl::primitive prim;
+  std::vector<DnnlPlan::Binding> bindings;
+};
+
+// The caller's tensors: forward [X, W, bias, Y]; backward [X, W, dY, dW, dbias, dX].
+enum { kX = 0, kW = 1, kBias = 2, kY = 3 };
+enum { kBX = 0, kBW = 1, kBDY = 2, kBDW = 3, kBDBias = 4, kBDX = 5 };
+
+std::vector<memory::desc> ForwardTensors(const ConvDescs& d) { return {d.src, d.wei, d.bias, d.dst}; }
+std::vector<memory::desc> BackwardTensors(const ConvDescs& d) {
+  return {d.src, d.wei, d.dst, d.wei, d.bias, d.src};
+}
+
+// Each builder returns false when oneDNN rejects the case or has only its reference kernel.
+bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass) {
   try {
     const auto pd = ForwardDesc(d, blocked);
-    if (DnnlIsReference(pd)) return {};
-    DnnlPlan plan{dnnl::convolution_forward(pd)};
-    plan.AddInput(DNNL_ARG_SRC, d.src, pd.src_desc());
-    plan.AddInput(DNNL_ARG_WEIGHTS, d.wei, pd.weights_desc());
-    if (d.has_bias) plan.AddInput(DNNL_ARG_BIAS, d.bias, pd.bias_desc());
-    plan.AddOutput(DNNL_ARG_DST, d.dst, pd.dst_desc());
-    return plan;
+    if (DnnlIsReference(pd)) return false;
+    pass->prim = dnnl::convolution_forward(pd);
+    pass->bindings = {{DNNL_ARG_SRC, kX, pd.src_desc(), false}, {DNNL_ARG_WEIGHTS, kW, pd.weights_desc(), false},
+                      {DNNL_ARG_DST, kY, pd.dst_desc(), true}};
+    if (d.has_bias) pass->bindings.push_back({DNNL_ARG_BIAS, kBias, pd.bias_desc(), false});
+    return true;
   } catch (const dnnl::error&) {
-    return {};
+    return false;
   }
 }
 
-DnnlPlan BackwardWeightsPlan(const ConvDescs& d, bool blocked) {
+bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass) {
   using Conv = dnnl::convolution_backward_weights;
   try {
     const auto hint = ForwardDesc(d, blocked);
@@ -88,19 +100,19 @@ DnnlPlan BackwardWeightsPlan(const ConvDescs& d, bool blocked) {
         d.has_bias ? Conv::desc(algo, src, Any(d.wei), d.bias, dst, d.strides, d.dilates, d.pad_l, d.pad_r)
                    : Conv::desc(algo, src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
-    if (DnnlIsReference(pd)) return {};
-    DnnlPlan plan{Conv(pd)};
-    plan.AddInput(DNNL_ARG_SRC, d.src, pd.src_desc());
-    plan.AddInput(DNNL_ARG_DIFF_DST, d.dst, pd.diff_dst_desc());
-    plan.AddOutput(DNNL_ARG_DIFF_WEIGHTS, d.wei, pd.diff_weights_desc());
-    if (d.has_bias) plan.AddOutput(DNNL_ARG_DIFF_BIAS, d.bias, pd.diff_bias_desc());
-    return plan;
+    if (DnnlIsReference(pd)) return false;
+    pass->prim = Conv(pd);
+    pass->bindings = {{DNNL_ARG_SRC, kBX, pd.src_desc(), false},
+                      {DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
+                      {DNNL_ARG_DIFF_WEIGHTS, kBDW, pd.diff_weights_desc(), true}};
+    if (d.has_bias) pass->bindings.push_back({DNNL_ARG_DIFF_BIAS, kBDBias, pd.diff_bias_desc(), true});
+    return true;
   } catch (const dnnl::error&) {
-    return {};
+    return false;
   }
 }
 
-DnnlPlan BackwardDataPlan(const ConvDescs& d, bool blocked) {
+bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass) {
   using Conv = dnnl::convolution_backward_data;
   try {
     const auto hint = ForwardDesc(d, blocked);
@@ -108,51 +120,59 @@ DnnlPlan BackwardDataPlan(const ConvDescs& d, bool blocked) {
     const Conv::desc desc(dnnl::algorithm::convolution_direct, src, Any(d.wei), dst, d.strides, d.dilates,
                           d.pad_l, d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
-    if (DnnlIsReference(pd)) return {};
-    DnnlPlan plan{Conv(pd)};
-    plan.AddInput(DNNL_ARG_DIFF_DST, d.dst, pd.diff_dst_desc());
-    plan.AddInput(DNNL_ARG_WEIGHTS, d.wei, pd.weights_desc());
-    plan.AddOutput(DNNL_ARG_DIFF_SRC, d.src, pd.diff_src_desc());
-    return plan;
+    if (DnnlIsReference(pd)) return false;
+    pass->prim = Conv(pd);
+    pass->bindings = {{DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
+                      {DNNL_ARG_WEIGHTS, kBW, pd.weights_desc(), false},
+                      {DNNL_ARG_DIFF_SRC, kBDX, pd.diff_src_desc(), true}};
+    return true;
   } catch (const dnnl::error&) {
-    return {};
+    return false;
   }
 }
 
-// Both candidates of one pass; `Pick` keeps the faster on this call's data.
+// The plain and the blocked variant of one pass (either may be missing).
 struct Candidates {
-  DnnlPlan plain, blocked;
-  bool valid() const { return plain.valid() || blocked.valid(); }
+  Pass plain, blocked;
+  bool has_plain = false, has_blocked = false;
+  bool any() const { return has_plain || has_blocked; }
 };
 
 template <class Make>
 Candidates Build(const Make& make) {
-  return {make(false), make(true)};
+  Candidates c;
+  c.has_plain = make(false, &c.plain);
+  c.has_blocked = make(true, &c.blocked);
+  return c;
 }
 
-DnnlPlan Pick(Candidates c, const std::vector<void*>& data) {
-  if (!c.plain.valid()) return c.blocked;
-  if (!c.blocked.valid()) return c.plain;
-  // Alternating runs, the fastest of each counting: the machine may be busy with other work in
-  // bursts. The first run of each also faults in its scratch memory; big cases get one run less.
-  double plain = c.plain.Time(data, 1), blocked = c.blocked.Time(data, 1);
-  const int reps = plain + blocked > 0.2 ? 1 : 2;
+// The faster variant on this call's data, each timed alone. Alternating runs, the fastest of each
+// counting: the machine may be busy with other work in bursts. The first run of each also faults in
+// its scratch memory; big cases get one run less.
+Pass Pick(const Candidates& c, const std::vector<memory::desc>& tensors, const std::vector<void*>& data) {
+  if (!c.has_plain) return c.blocked;
+  if (!c.has_blocked) return c.plain;
+  DnnlPlan plain(tensors), blocked(tensors);
+  plain.Add(c.plain.prim, c.plain.bindings);
+  blocked.Add(c.blocked.prim, c.blocked.bindings);
+  double tp = plain.Time(data), tb = blocked.Time(data);
+  const int reps = tp + tb > 0.2 ? 1 : 2;
   for (int i = 0; i < reps; ++i) {
-    plain = std::min(plain, c.plain.Time(data, 1));
-    blocked = std::min(blocked, c.blocked.Time(data, 1));
+    tp = std::min(tp, plain.Time(data));
+    tb = std::min(tb, blocked.Time(data));
   }
-  return plain <= blocked ? c.plain : c.blocked;
+  return tp <= tb ? c.plain : c.blocked;
 }
 
-enum Pass : int64_t { kForward = 0, kBackward = 1, kBackwardNoDX = 2 };
+enum PassKind : int64_t { kForward = 0, kBackward = 1, kBackwardNoDX = 2 };
 
 struct Entry {
   bool ok = false;
-  DnnlPlan first, second;  // forward; or backward weights and backward data
+  DnnlPlan plan;
 };
 
-std::vector<int64_t> Key(Pass pass, const ConvPoolGeometry& g, int64_t M, int group, bool has_bias) {
-  std::vector<int64_t> key{pass, g.N, g.C, M, group, has_bias, g.spatial_dims()};
+std::vector<int64_t> Key(PassKind kind, const ConvPoolGeometry& g, int64_t M, int group, bool has_bias) {
+  std::vector<int64_t> key{kind, g.N, g.C, M, group, has_bias, g.spatial_dims()};
   for (int i = 0; i < g.spatial_dims(); ++i) {
     key.insert(key.end(), {g.in[i], g.kernel[i], g.stride[i], g.dilation[i], g.pad_head[i], g.pad_tail[i]});
   }
@@ -171,31 +191,32 @@ void* Ptr(const float* p) { return const_cast<float*>(p); }
 bool DnnlConvForward(const ConvPoolGeometry& g, int64_t M, int group, const float* x, const float* w,
                      const float* bias, float* y) {
   if (g.order != StorageOrder::NCHW || g.spatial_dims() < 1 || g.spatial_dims() > 3) return false;
-  std::vector<void*> data{Ptr(x), Ptr(w)};
-  if (bias) data.push_back(Ptr(bias));
-  data.push_back(y);
+  const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(bias), y};
   auto& cache = Cache();
   const auto key = Key(kForward, g, M, group, bias != nullptr);
   auto it = cache.find(key);
   if (it == cache.end()) {
     const ConvDescs d = Describe(g, M, group, bias != nullptr);
     Entry e;
-    Candidates c = Build([&](bool blocked) { return ForwardPlan(d, blocked); });
-    e.ok = c.valid();
-    if (e.ok) e.first = Pick(std::move(c), data);
+    const Candidates c = Build([&](bool blocked, Pass* p) { return ForwardPass(d, blocked, p); });
+    e.ok = c.any();
+    if (e.ok) {
+      const auto tensors = ForwardTensors(d);
+      const Pass pass = Pick(c, tensors, data);
+      e.plan = DnnlPlan(tensors);
+      e.plan.Add(pass.prim, pass.bindings);
+    }
     it = cache.emplace(key, std::move(e)).first;
   }
   if (!it->second.ok) return false;
-  it->second.first.Run(data);
+  it->second.plan.Run(data);
   return true;
 }
 
 bool DnnlConvBackward(const ConvPoolGeometry& g, int64_t M, int group, const float* x, const float* w,
                       const float* dy, float* dw, float* dbias, float* dx) {
   if (g.order != StorageOrder::NCHW || g.spatial_dims() < 1 || g.spatial_dims() > 3) return false;
-  std::vector<void*> weights_data{Ptr(x), Ptr(dy), dw};
-  if (dbias) weights_data.push_back(dbias);
-  const std::vector<void*> data_data{Ptr(dy), Ptr(w), dx};
+  const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(dy), dw, dbias, dx};
   auto& cache = Cache();
   const auto key = Key(dx ? kBackward : kBackwardNoDX, g, M, group, dbias != nullptr);
   auto it = cache.find(key);
@@ -203,19 +224,24 @@ bool DnnlConvBackward(const ConvPoolGeometry& g, int64_t M, int group, const flo
     const ConvDescs d = Describe(g, M, group, dbias != nullptr);
     Entry e;
     // Both passes must be possible before either runs: the caller's fallback expects untouched outputs.
-    Candidates cw = Build([&](bool blocked) { return BackwardWeightsPlan(d, blocked); });
+    const Candidates cw = Build([&](bool blocked, Pass* p) { return BackwardWeightsPass(d, blocked, p); });
     Candidates cd;
-    if (dx) cd = Build([&](bool blocked) { return BackwardDataPlan(d, blocked); });
-    e.ok = cw.valid() && (!dx || cd.valid());
+    if (dx) cd = Build([&](bool blocked, Pass* p) { return BackwardDataPass(d, blocked, p); });
+    e.ok = cw.any() && (!dx || cd.any());
     if (e.ok) {
-      e.first = Pick(std::move(cw), weights_data);
-      if (dx) e.second = Pick(std::move(cd), data_data);
+      const auto tensors = BackwardTensors(d);
+      e.plan = DnnlPlan(tensors);
+      const Pass weights = Pick(cw, tensors, data);
+      e.plan.Add(weights.prim, weights.bindings);
+      if (dx) {
+        const Pass data_pass = Pick(cd, tensors, data);
+        e.plan.Add(data_pass.prim, data_pass.bindings);
+      }
     }
     it = cache.emplace(key, std::move(e)).first;
   }
   if (!it->second.ok) return false;
-  it->second.first.Run(weights_data);
-  if (dx) it->second.second.Run(data_data);
+  it->second.plan.Run(data);
   return true;
 }
 

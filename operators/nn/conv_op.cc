@@ -1,6 +1,9 @@
 #include "operators/nn/conv_op.h"
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
 
 #include <Eigen/Core>
 
@@ -143,31 +146,7 @@ void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d
   }
 }
 
-}  // namespace
-
-ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
-    : Operator<CPUContext>(def, ws), args_(ArgumentHelper(def)) {}
-
-bool ConvOp::RunOnDevice() {
-  const Tensor& X = Input(0);
-  const Tensor& W = Input(1);
-  CheckFloat(X, "X");
-  CheckFloat(W, "filter");
-  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
-  const float* bias = nullptr;
-  if (InputSize() == 3) {
-    const Tensor& b = Input(2);
-    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()), " must hold ",
-               s.M, " floats, one per output channel of filter ", Tensor::DimsString(W.dims()));
-    bias = b.data<float>();
-  }
-  Tensor* Y = Output(0);
-  Y->Resize(s.g.OutputDims(s.M));
-  float* y = Y->mutable_data<float>();
-  if (Y->numel() == 0) return true;
-  const float* x = X.data<float>();
-  const float* w = W.data<float>();
-  if (engine() != kEigenEngine && DnnlConvForward(s.g, s.M, s.group, x, w, bias, y)) return true;
+void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
 
@@ -179,7 +158,7 @@ bool ConvOp::RunOnDevice() {
       yb.noalias() = ConstMap(x + b * s.C, e - b, s.C) * ConstMap(w, s.M, s.C).transpose();
       if (bias) yb.rowwise() += ConstVec(bias, s.M).transpose();
     });
-    return true;
+    return;
   }
 
   if (s.g.order == StorageOrder::NCHW && s.N < MaxKernelThreads()) {
@@ -187,7 +166,7 @@ bool ConvOp::RunOnDevice() {
     if (workers > 1) {
       ScratchBuffer scratch(direct ? 0 : s.CgK() * s.P);
       ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.data(), y);
-      return true;
+      return;
     }
   }
   const int workers = KernelWorkers(s.N, s.Flops());
@@ -211,62 +190,19 @@ bool ConvOp::RunOnDevice() {
       }
     }
   });
-  return true;
 }
 
-ConvGradientOp::ConvGradientOp(const OperatorDef& def, Workspace* ws)
-    : Operator<CPUContext>(def, ws),
-      args_(ArgumentHelper(def)),
-      no_bias_(GetSingleArgument<int>("no_bias", 0) != 0) {
-  const int max_out = no_bias_ ? 2 : 3;
-  C2_ENFORCE(OutputSize() >= max_out - 1 && OutputSize() <= max_out,
-             no_bias_ ? "with no_bias=1 the outputs are [dfilter, dX?]"
-                      : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
-             ", got ", OutputSize(), " outputs");
-}
-
-bool ConvGradientOp::RunOnDevice() {
-  const Tensor& X = Input(0);
-  const Tensor& W = Input(1);
-  const Tensor& dY = Input(2);
-  CheckFloat(X, "X");
-  CheckFloat(W, "filter");
-  CheckFloat(dY, "dY");
-  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
-  const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
-  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
-             Tensor::DimsString(y_dims));
-  const int dx_index = no_bias_ ? 1 : 2;
-  Tensor* dW = Output(0);
-  dW->ResizeLike(W);
-  float* dw = dW->mutable_data<float>();
-  float* db = nullptr;
-  if (!no_bias_) {
-    Tensor* dB = Output(1);
-    dB->Resize(s.M);
-    db = dB->mutable_data<float>();
-  }
-  float* dx = nullptr;
-  if (OutputSize() > dx_index) {
-    Tensor* dX = Output(dx_index);
-    dX->ResizeLike(X);
-    dx = dX->mutable_data<float>();
-  }
-  const float* x = X.data<float>();
-  const float* w = W.data<float>();
-  const float* dy = dY.data<float>();
-  if (dY.numel() > 0 && engine() != kEigenEngine && DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx)) {
-    return true;
-  }
-  std::fill(dw, dw + dW->numel(), 0.f);
+void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw, float* db,
+                    float* dx) {
+  std::fill(dw, dw + s.M * s.CgK(), 0.f);
   if (db) std::fill(db, db + s.M, 0.f);
-  if (dY.numel() == 0) {
-    if (dx) std::fill(dx, dx + X.numel(), 0.f);
-    return true;
+  if (s.N * s.M * s.P == 0) {
+    if (dx) std::fill(dx, dx + s.N * s.C * s.I, 0.f);
+    return;
   }
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
-  const int64_t wsize = W.numel();
+  const int64_t wsize = s.M * s.CgK();
   const bool nhwc_rows = s.g.order == StorageOrder::NHWC && direct;
   // NHWC 1x1 runs over rows of all images at once; everything else over images.
   const int64_t items = nhwc_rows ? s.N * s.P : s.N;
@@ -277,7 +213,7 @@ bool ConvGradientOp::RunOnDevice() {
       ScratchBuffer scratch(2 * col_size);
       BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, scratch.data(), scratch.data() + col_size, dw, db,
                              dx);
-      return true;
+      return;
     }
   }
   const int workers = KernelWorkers(items, s.Flops() * (dx ? 2 : 1));
@@ -347,6 +283,122 @@ bool ConvGradientOp::RunOnDevice() {
     Vec(dw, wsize) += ConstVec(p, wsize);
     if (db) Vec(db, s.M) += ConstVec(p + wsize, s.M);
   }
+}
+
+// Which path runs a shape (per op, decided on its first call): oneDNN when it is supported and
+// faster than im2col on this machine. Timed with alternating runs, the fastest of each counting,
+// as the machine may be busy with other work in bursts. Both paths overwrite all outputs, so the
+// last timed run leaves a correct result.
+bool UseDnnl(std::map<std::vector<int64_t>, bool>* cache, const std::vector<int64_t>& key,
+             const std::function<bool()>& run_dnnl, const std::function<void()>& run_im2col) {
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](const std::function<void()>& f) {
+    const auto start = Clock::now();
+    f();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  // The first oneDNN call creates (and tunes) its primitives, or finds the case unsupported.
+  bool faster = run_dnnl();
+  if (faster) {
+    double dnnl = seconds([&] { run_dnnl(); }), im2col = seconds(run_im2col);
+    if (dnnl + im2col < 0.2) {
+      dnnl = std::min(dnnl, seconds([&] { run_dnnl(); }));
+      im2col = std::min(im2col, seconds(run_im2col));
+    }
+    faster = dnnl <= im2col;
+  }
+  return cache->emplace(key, faster).first->second;
+}
+
+std::vector<int64_t> ChoiceKey(const Tensor& X, const Tensor& W, bool flag) {
+  std::vector<int64_t> key(X.dims().begin(), X.dims().end());
+  key.insert(key.end(), W.dims().begin(), W.dims().end());
+  key.push_back(flag);
+  return key;
+}
+
+}  // namespace
+
+ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
+    : Operator<CPUContext>(def, ws), args_(ArgumentHelper(def)) {}
+
+bool ConvOp::RunOnDevice() {
+  const Tensor& X = Input(0);
+  const Tensor& W = Input(1);
+  CheckFloat(X, "X");
+  CheckFloat(W, "filter");
+  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
+  const float* bias = nullptr;
+  if (InputSize() == 3) {
+    const Tensor& b = Input(2);
+    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()), " must hold ",
+               s.M, " floats, one per output channel of filter ", Tensor::DimsString(W.dims()));
+    bias = b.data<float>();
+  }
+  Tensor* Y = Output(0);
+  Y->Resize(s.g.OutputDims(s.M));
+  float* y = Y->mutable_data<float>();
+  if (Y->numel() == 0) return true;
+  const float* x = X.data<float>();
+  const float* w = W.data<float>();
+  if (engine() != kEigenEngine) {
+    auto run_dnnl = [&] { return DnnlConvForward(s.g, s.M, s.group, x, w, bias, y); };
+    auto run_im2col = [&] { ForwardIm2col(s, x, w, bias, y); };
+    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, bias != nullptr), run_dnnl, run_im2col) && run_dnnl()) return true;
+  }
+  ForwardIm2col(s, x, w, bias, y);
+  return true;
+}
+
+ConvGradientOp::ConvGradientOp(const OperatorDef& def, Workspace* ws)
+    : Operator<CPUContext>(def, ws),
+      args_(ArgumentHelper(def)),
+      no_bias_(GetSingleArgument<int>("no_bias", 0) != 0) {
+  const int max_out = no_bias_ ? 2 : 3;
+  C2_ENFORCE(OutputSize() >= max_out - 1 && OutputSize() <= max_out,
+             no_bias_ ? "with no_bias=1 the outputs are [dfilter, dX?]"
+                      : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
+             ", got ", OutputSize(), " outputs");
+}
+
+bool ConvGradientOp::RunOnDevice() {
+  const Tensor& X = Input(0);
+  const Tensor& W = Input(1);
+  const Tensor& dY = Input(2);
+  CheckFloat(X, "X");
+  CheckFloat(W, "filter");
+  CheckFloat(dY, "dY");
+  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
+  const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
+  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
+             Tensor::DimsString(y_dims));
+  const int dx_index = no_bias_ ? 1 : 2;
+  Tensor* dW = Output(0);
+  dW->ResizeLike(W);
+  float* dw = dW->mutable_data<float>();
+  float* db = nullptr;
+  if (!no_bias_) {
+    Tensor* dB = Output(1);
+    dB->Resize(s.M);
+    db = dB->mutable_data<float>();
+  }
+  float* dx = nullptr;
+  if (OutputSize() > dx_index) {
+    Tensor* dX = Output(dx_index);
+    dX->ResizeLike(X);
+    dx = dX->mutable_data<float>();
+  }
+  const float* x = X.data<float>();
+  const float* w = W.data<float>();
+  const float* dy = dY.data<float>();
+  if (dY.numel() > 0 && engine() != kEigenEngine) {
+    auto run_dnnl = [&] { return DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx); };
+    auto run_im2col = [&] { BackwardIm2col(s, x, w, dy, dw, db, dx); };
+    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, dx != nullptr), run_dnnl, run_im2col) && run_dnnl()) return true;
+  }
+  BackwardIm2col(s, x, w, dy, dw, db, dx);
   return true;
 }
 

@@ -12,13 +12,17 @@
 //   without bias (no_bias): [dfilter, dX]          or [dfilter]
 // The maker passes no_bias=1 when the forward op had no bias; dX is always last.
 //
-// CPU kernels: float. The default engine runs NCHW through oneDNN when the build has it and oneDNN
-// has a fast kernel for the case (conv_op_dnnl.h); everything else, and every call of the engine
-// "EIGEN", runs im2col + GEMM per image and group (a 1x1 stride-1 unpadded conv skips im2col;
+// CPU kernels: float. The default engine runs NCHW through oneDNN when the build has it, oneDNN
+// has a fast kernel for the case (conv_op_dnnl.h) and, timed on the first call of each input shape,
+// it beats im2col; everything else, and every call of the engine "EIGEN", runs im2col + GEMM per
+// image and group (a 1x1 stride-1 unpadded conv skips im2col;
 // NHWC 1x1 is one GEMM over the whole batch). When the work is large, images are split across
 // threads, or, for NCHW batches smaller than the thread count, the channels and filter rows of each
 // image. Column buffers come from the process-wide ScratchBuffer pool.
 #pragma once
+
+#include <map>
+#include <vector>
 
 #include "core/operator.h"
 #include "operators/nn/conv_pool_op_base.h"
@@ -32,6 +36,7 @@ class ConvOp final : public Operator<CPUContext> {
 
  private:
   ConvPoolArgs args_;
+  std::map<std::vector<int64_t>, bool> dnnl_faster_;  // per input shape: oneDNN beats im2col
 };
 
 class ConvGradientOp final : public Operator<CPUContext> {
@@ -42,6 +47,7 @@ class ConvGradientOp final : public Operator<CPUContext> {
  private:
   ConvPoolArgs args_;
   bool no_bias_;
+  std::map<std::vector<int64_t>, bool> dnnl_faster_;
 };
 
 }  // namespace caffe2

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
 
 namespace caffe2 {
@@ -72,6 +73,7 @@ void DnnlPlan::Run(const std::vector<void*>& data) {
   for (size_t i = 0; i < tensors_.size(); ++i) {
     if (data.at(i)) tensors_[i].set_data_handle(data[i]);
   }
+  KernelThreadsScope threads;
   dnnl::stream& stream = DnnlStream();
   for (Step& step : steps_) {
     for (Reorder& r : step.before) r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});

@@ -34,6 +34,20 @@ inline int ElementWorkers(int64_t items, int64_t elements) {
   return KernelWorkers(items, static_cast<double>(elements), 65536.0);
 }
 
+// While it lives, OpenMP parallel regions that libraries start on this thread (oneDNN's primitives
+// and GEMM) use MaxKernelThreads() threads, like ParallelFor, whatever omp_set_num_threads said
+// before (importing PyTorch sets 1); the previous setting comes back after. A no-op without OpenMP.
+class KernelThreadsScope {
+ public:
+  KernelThreadsScope();
+  ~KernelThreadsScope();
+  KernelThreadsScope(const KernelThreadsScope&) = delete;
+  KernelThreadsScope& operator=(const KernelThreadsScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 namespace detail {
 // Runs fn(n * w / workers, n * (w + 1) / workers, w) for w in [0, workers), 2 <= workers <= n.
 void RunChunks(int64_t n, int workers, const std::function<void(int64_t, int64_t, int)>& fn);

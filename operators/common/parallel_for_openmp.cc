@@ -9,6 +9,15 @@
 #include "operators/common/parallel_for.h"
 
 namespace caffe2 {
+
+KernelThreadsScope::KernelThreadsScope() : previous_(omp_get_max_threads()) {
+  if (previous_ != MaxKernelThreads()) omp_set_num_threads(MaxKernelThreads());
+}
+
+KernelThreadsScope::~KernelThreadsScope() {
+  if (previous_ != MaxKernelThreads()) omp_set_num_threads(previous_);
+}
+
 namespace detail {
 
 void RunChunks(int64_t n, int workers, const std::function<void(int64_t, int64_t, int)>& fn) {

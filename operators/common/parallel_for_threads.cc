@@ -6,6 +6,10 @@
 #include "operators/common/parallel_for.h"
 
 namespace caffe2 {
+
+KernelThreadsScope::KernelThreadsScope() = default;
+KernelThreadsScope::~KernelThreadsScope() = default;
+
 namespace detail {
 
 void RunChunks(int64_t n, int workers, const std::function<void(int64_t, int64_t, int)>& fn) {

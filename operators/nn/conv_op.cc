@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include "core/gradient.h"
+#include "core/logging.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
 #include "operators/nn/conv_op_dnnl.h"
@@ -287,9 +288,9 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
 
 // Which path runs a shape (per op, decided on its first call): oneDNN when it is supported and
 // faster than im2col on this machine. Timed with alternating runs, the fastest of each counting,
-// as the machine may be busy with other work in bursts. Both paths overwrite all outputs, so the
-// last timed run leaves a correct result.
-bool UseDnnl(std::map<std::vector<int64_t>, bool>* cache, const std::vector<int64_t>& key,
+// as the machine may be busy with other work in bursts; logged at INFO. Both paths overwrite all
+// outputs, so the last timed run leaves a correct result. The key is X's dims, W's dims and a flag.
+bool UseDnnl(std::map<std::vector<int64_t>, bool>* cache, const std::vector<int64_t>& key, const char* what,
              const std::function<bool()>& run_dnnl, const std::function<void()>& run_im2col) {
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
@@ -302,12 +303,14 @@ bool UseDnnl(std::map<std::vector<int64_t>, bool>* cache, const std::vector<int6
   // The first oneDNN call creates (and tunes) its primitives, or finds the case unsupported.
   bool faster = run_dnnl();
   if (faster) {
-    double dnnl = seconds([&] { run_dnnl(); }), im2col = seconds(run_im2col);
-    if (dnnl + im2col < 0.2) {
+    double dnnl = 1e30, im2col = 1e30;
+    for (int i = 0; i < 2; ++i) {
       dnnl = std::min(dnnl, seconds([&] { run_dnnl(); }));
       im2col = std::min(im2col, seconds(run_im2col));
     }
     faster = dnnl <= im2col;
+    C2_LOG(Info) << what << " " << Tensor::DimsString(key) << ": oneDNN " << dnnl * 1e3 << " ms, im2col "
+                 << im2col * 1e3 << " ms; using " << (faster ? "oneDNN" : "im2col");
   }
   return cache->emplace(key, faster).first->second;
 }
@@ -346,7 +349,7 @@ bool ConvOp::RunOnDevice() {
   if (engine() != kEigenEngine) {
     auto run_dnnl = [&] { return DnnlConvForward(s.g, s.M, s.group, x, w, bias, y); };
     auto run_im2col = [&] { ForwardIm2col(s, x, w, bias, y); };
-    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, bias != nullptr), run_dnnl, run_im2col) && run_dnnl()) return true;
+    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, bias != nullptr), "Conv", run_dnnl, run_im2col) && run_dnnl()) return true;
   }
   ForwardIm2col(s, x, w, bias, y);
   return true;
@@ -396,7 +399,7 @@ bool ConvGradientOp::RunOnDevice() {
   if (dY.numel() > 0 && engine() != kEigenEngine) {
     auto run_dnnl = [&] { return DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx); };
     auto run_im2col = [&] { BackwardIm2col(s, x, w, dy, dw, db, dx); };
-    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, dx != nullptr), run_dnnl, run_im2col) && run_dnnl()) return true;
+    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, dx != nullptr), "ConvGradient", run_dnnl, run_im2col) && run_dnnl()) return true;
   }
   BackwardIm2col(s, x, w, dy, dw, db, dx);
   return true;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <vector>
 
+#include "core/logging.h"
 #include "operators/common/dnnl_context.h"
 
 namespace caffe2 {
@@ -64,6 +66,7 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, bool b
 struct Pass {
   dnnl::primitive prim;
   std::vector<DnnlPlan::Binding> bindings;
+  std::string impl;
 };
 
 // The caller's tensors: forward [X, W, bias, Y]; backward [X, W, dY, dW, dbias, dX].
@@ -81,6 +84,7 @@ bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass) {
     const auto pd = ForwardDesc(d, blocked);
     if (DnnlIsReference(pd)) return false;
     pass->prim = dnnl::convolution_forward(pd);
+    pass->impl = pd.impl_info_str();
     pass->bindings = {{DNNL_ARG_SRC, kX, pd.src_desc(), false}, {DNNL_ARG_WEIGHTS, kW, pd.weights_desc(), false},
                       {DNNL_ARG_DST, kY, pd.dst_desc(), true}};
     if (d.has_bias) pass->bindings.push_back({DNNL_ARG_BIAS, kBias, pd.bias_desc(), false});
@@ -102,6 +106,7 @@ bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass) {
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
+    pass->impl = pd.impl_info_str();
     pass->bindings = {{DNNL_ARG_SRC, kBX, pd.src_desc(), false},
                       {DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
                       {DNNL_ARG_DIFF_WEIGHTS, kBDW, pd.diff_weights_desc(), true}};
@@ -122,6 +127,7 @@ bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass) {
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
+    pass->impl = pd.impl_info_str();
     pass->bindings = {{DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
                       {DNNL_ARG_WEIGHTS, kBW, pd.weights_desc(), false},
                       {DNNL_ARG_DIFF_SRC, kBDX, pd.diff_src_desc(), true}};
@@ -135,6 +141,7 @@ bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass) {
 struct Candidates {
   Pass plain, blocked;
   bool has_plain = false, has_blocked = false;
+  std::string plain_impl, blocked_impl;  // oneDNN's implementation names, for the log
   bool any() const { return has_plain || has_blocked; }
 };
 
@@ -143,24 +150,28 @@ Candidates Build(const Make& make) {
   Candidates c;
   c.has_plain = make(false, &c.plain);
   c.has_blocked = make(true, &c.blocked);
+  c.plain_impl = c.plain.impl;
+  c.blocked_impl = c.blocked.impl;
   return c;
 }
 
-// The faster variant on this call's data, each timed alone. Alternating runs, the fastest of each
-// counting: the machine may be busy with other work in bursts. The first run of each also faults in
-// its scratch memory; big cases get one run less.
-Pass Pick(const Candidates& c, const std::vector<memory::desc>& tensors, const std::vector<void*>& data) {
+// The faster variant on this call's data, each timed alone (logged at INFO). Alternating runs, the
+// fastest of each counting: the machine may be busy with other work in bursts. The first run of each
+// also faults in its scratch memory.
+Pass Pick(const Candidates& c, const char* what, const std::vector<memory::desc>& tensors,
+          const std::vector<void*>& data) {
   if (!c.has_plain) return c.blocked;
   if (!c.has_blocked) return c.plain;
   DnnlPlan plain(tensors), blocked(tensors);
   plain.Add(c.plain.prim, c.plain.bindings);
   blocked.Add(c.blocked.prim, c.blocked.bindings);
   double tp = plain.Time(data), tb = blocked.Time(data);
-  const int reps = tp + tb > 0.2 ? 1 : 2;
-  for (int i = 0; i < reps; ++i) {
+  for (int i = 0; i < 2; ++i) {
     tp = std::min(tp, plain.Time(data));
     tb = std::min(tb, blocked.Time(data));
   }
+  C2_LOG(Info) << "oneDNN " << what << ": plain layouts " << tp * 1e3 << " ms (" << c.plain_impl
+               << "), blocked " << tb * 1e3 << " ms (" << c.blocked_impl << ")";
   return tp <= tb ? c.plain : c.blocked;
 }
 
@@ -202,7 +213,7 @@ bool DnnlConvForward(const ConvPoolGeometry& g, int64_t M, int group, const floa
     e.ok = c.any();
     if (e.ok) {
       const auto tensors = ForwardTensors(d);
-      const Pass pass = Pick(c, tensors, data);
+      const Pass pass = Pick(c, "forward", tensors, data);
       e.plan = DnnlPlan(tensors);
       e.plan.Add(pass.prim, pass.bindings);
     }
@@ -231,10 +242,10 @@ bool DnnlConvBackward(const ConvPoolGeometry& g, int64_t M, int group, const flo
     if (e.ok) {
       const auto tensors = BackwardTensors(d);
       e.plan = DnnlPlan(tensors);
-      const Pass weights = Pick(cw, tensors, data);
+      const Pass weights = Pick(cw, "backward weights", tensors, data);
       e.plan.Add(weights.prim, weights.bindings);
       if (dx) {
-        const Pass data_pass = Pick(cd, tensors, data);
+        const Pass data_pass = Pick(cd, "backward data", tensors, data);
         e.plan.Add(data_pass.prim, data_pass.bindings);
       }
     }

@@ -9,6 +9,7 @@
 
 #include "core/gradient.h"
 #include "core/logging.h"
+#include "operators/common/gemm.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
 #include "operators/nn/conv_op_dnnl.h"
@@ -179,8 +180,8 @@ void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const flo
         for (int64_t grp = 0; grp < s.group; ++grp) {
           const float* xg = x + (n * s.C + grp * s.Cg) * s.I;
           if (!direct) Im2ColNCHW(xg, s.Cg, d3, col);
-          Map(y + (n * s.M + grp * s.Mg) * s.P, s.Mg, s.P).noalias() =
-              ConstMap(w + grp * s.Mg * s.CgK(), s.Mg, s.CgK()) * ConstMap(direct ? xg : col, s.CgK(), s.P);
+          CpuSgemm(false, false, s.Mg, s.P, s.CgK(), 1.f, w + grp * s.Mg * s.CgK(), s.CgK(), direct ? xg : col,
+                   s.P, 0.f, y + (n * s.M + grp * s.Mg) * s.P, s.P);
         }
         if (bias) Map(y + n * s.M * s.P, s.M, s.P).colwise() += ConstVec(bias, s.M);
       } else {
@@ -286,12 +287,21 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
   }
 }
 
-// Which path runs a shape (per op, decided on its first call): oneDNN when it is supported and
-// faster than im2col on this machine. Timed with alternating runs, the fastest of each counting,
-// as the machine may be busy with other work in bursts; logged at INFO. Both paths overwrite all
-// outputs, so the last timed run leaves a correct result. The key is X's dims, W's dims and a flag.
-bool UseDnnl(std::map<std::vector<int64_t>, bool>* cache, const std::vector<int64_t>& key, const char* what,
+// Which path runs a case: oneDNN when it is supported and faster than im2col on this machine,
+// decided on the first call of the case on this thread (key: forward or gradient, `flag` = bias or
+// dX present, the geometry, X's and W's dims). Timed with alternating runs, the fastest of each
+// counting, as the machine may be busy with other work in bursts; logged at INFO. Both paths
+// overwrite all outputs, so the last timed run leaves a correct result.
+bool UseDnnl(bool gradient, const ConvShape& s, const Tensor& X, const Tensor& W, bool flag,
              const std::function<bool()>& run_dnnl, const std::function<void()>& run_im2col) {
+  thread_local std::map<std::vector<int64_t>, bool> choices;
+  std::map<std::vector<int64_t>, bool>* cache = &choices;
+  std::vector<int64_t> key{gradient, flag, s.group, static_cast<int64_t>(s.g.order)};
+  for (int i = 0; i < s.g.spatial_dims(); ++i) {
+    key.insert(key.end(), {s.g.kernel[i], s.g.stride[i], s.g.dilation[i], s.g.pad_head[i], s.g.pad_tail[i]});
+  }
+  key.insert(key.end(), X.dims().begin(), X.dims().end());
+  key.insert(key.end(), W.dims().begin(), W.dims().end());
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
   using Clock = std::chrono::steady_clock;
@@ -309,17 +319,11 @@ bool UseDnnl(std::map<std::vector<int64_t>, bool>* cache, const std::vector<int6
       im2col = std::min(im2col, seconds(run_im2col));
     }
     faster = dnnl <= im2col;
-    C2_LOG(Info) << what << " " << Tensor::DimsString(key) << ": oneDNN " << dnnl * 1e3 << " ms, im2col "
+    C2_LOG(Info) << (gradient ? "ConvGradient" : "Conv") << " X " << Tensor::DimsString(X.dims()) << " filter " << Tensor::DimsString(W.dims())
+                 << ": oneDNN " << dnnl * 1e3 << " ms, im2col "
                  << im2col * 1e3 << " ms; using " << (faster ? "oneDNN" : "im2col");
   }
   return cache->emplace(key, faster).first->second;
-}
-
-std::vector<int64_t> ChoiceKey(const Tensor& X, const Tensor& W, bool flag) {
-  std::vector<int64_t> key(X.dims().begin(), X.dims().end());
-  key.insert(key.end(), W.dims().begin(), W.dims().end());
-  key.push_back(flag);
-  return key;
 }
 
 }  // namespace
@@ -349,7 +353,7 @@ bool ConvOp::RunOnDevice() {
   if (engine() != kEigenEngine) {
     auto run_dnnl = [&] { return DnnlConvForward(s.g, s.M, s.group, x, w, bias, y); };
     auto run_im2col = [&] { ForwardIm2col(s, x, w, bias, y); };
-    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, bias != nullptr), "Conv", run_dnnl, run_im2col) && run_dnnl()) return true;
+    if (UseDnnl(false, s, X, W, bias != nullptr, run_dnnl, run_im2col) && run_dnnl()) return true;
   }
   ForwardIm2col(s, x, w, bias, y);
   return true;
@@ -399,7 +403,7 @@ bool ConvGradientOp::RunOnDevice() {
   if (dY.numel() > 0 && engine() != kEigenEngine) {
     auto run_dnnl = [&] { return DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx); };
     auto run_im2col = [&] { BackwardIm2col(s, x, w, dy, dw, db, dx); };
-    if (UseDnnl(&dnnl_faster_, ChoiceKey(X, W, dx != nullptr), "ConvGradient", run_dnnl, run_im2col) && run_dnnl()) return true;
+    if (UseDnnl(true, s, X, W, dx != nullptr, run_dnnl, run_im2col) && run_dnnl()) return true;
   }
   BackwardIm2col(s, x, w, dy, dw, db, dx);
   return true;

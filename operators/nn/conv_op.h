@@ -21,9 +21,6 @@
 // image. Column buffers come from the process-wide ScratchBuffer pool.
 #pragma once
 
-#include <map>
-#include <vector>
-
 #include "core/operator.h"
 #include "operators/nn/conv_pool_op_base.h"
 
@@ -36,7 +33,6 @@ class ConvOp final : public Operator<CPUContext> {
 
  private:
   ConvPoolArgs args_;
-  std::map<std::vector<int64_t>, bool> dnnl_faster_;  // per input shape: oneDNN beats im2col
 };
 
 class ConvGradientOp final : public Operator<CPUContext> {
@@ -47,7 +43,6 @@ class ConvGradientOp final : public Operator<CPUContext> {
  private:
   ConvPoolArgs args_;
   bool no_bias_;
-  std::map<std::vector<int64_t>, bool> dnnl_faster_;
 };
 
 }  // namespace caffe2

@@ -6,10 +6,12 @@
 // Supported: NCHW with 1 to 3 spatial dims, any kernel, stride, dilation, asymmetric pads and group.
 //
 // The primitives are created on the first call for a shape and cached per thread (key: every dim
-// and argument). For each pass (forward, backward data, backward weights) two plans are tried once
-// and the faster kept: plain NCHW tensors given to oneDNN, or oneDNN's preferred (blocked) layouts
-// with reorders to and from NCHW around the primitive. Filters are always in oneDNN's preferred
-// layout, reordered on every call (they change every training step).
+// and argument). For each pass (forward, backward data, backward weights) two variants are timed on
+// that call (logged at INFO) and the faster kept: plain NCHW tensors given to oneDNN, or oneDNN's
+// preferred (blocked) layouts with reorders to and from NCHW around the primitive (ConvGradient's
+// two passes share the reorder of dY). Filters are always in oneDNN's preferred layout, reordered on
+// every call (they change every training step). The primitives run on MaxKernelThreads() OpenMP
+// threads.
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,8 @@
 namespace caffe2 {
 namespace {
 
-// The engine that always runs the im2col + Eigen path (the default engine tries oneDNN first).
+// The engine that always runs the im2col + GEMM path, never oneDNN's convolution primitives (the
+// default engine picks per case).
 const char kEigenEngine[] = "EIGEN";
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

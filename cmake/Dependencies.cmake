@@ -19,6 +19,23 @@ list(APPEND C2_PRIVATE_LIBS ${LMDB_LIBRARY} ${LEVELDB_LIBRARY})
 find_package(OpenCV REQUIRED COMPONENTS core imgproc imgcodecs)
 list(APPEND C2_PRIVATE_LIBS opencv_core opencv_imgproc opencv_imgcodecs)
 
+# OpenMP runs ParallelFor's chunks on a persistent thread pool (the one oneDNN uses); without it
+# ParallelFor starts threads per call.
+find_package(OpenMP COMPONENTS CXX)
+
+# oneDNN (Debian libdnnl-dev) runs the CPU convolutions and GEMMs when found; without it the
+# operators/*/no_dnnl.cc stubs make the kernels use im2col + Eigen.
+set(C2_DNNL_ENABLED OFF)
+if(C2_USE_DNNL)
+  find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+  find_library(DNNL_LIBRARY dnnl)
+  if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
+    set(C2_DNNL_ENABLED ON)
+  else()
+    message(STATUS "oneDNN not found (install libdnnl-dev): CPU convolutions use im2col + Eigen")
+  endif()
+endif()
+
 if(C2_BUILD_PYTHON)
   find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module NumPy)
   find_package(pybind11 CONFIG REQUIRED)

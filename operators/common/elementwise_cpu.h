@@ -1,5 +1,6 @@
 // CPU loops that apply the functors of operators/common/elementwise_functors.h, and a dispatch from
 // a tensor's element type to a C++ type. Small on purpose: each op .cc instantiates what it uses.
+// Big loops are split across threads with ParallelFor (ElementWorkers: one per 64K elements).
 #pragma once
 
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "core/types.h"
 #include "operators/common/broadcast.h"
+#include "operators/common/parallel_for.h"
 
 namespace caffe2 {
 
@@ -40,7 +42,9 @@ std::string TypeNames(TypeList<Ts...>) {
 
 template <class F, class TIn, class TOut>
 void UnaryLoop(int64_t n, const TIn* x, TOut* y, F f) {
-  for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  ParallelFor(n, ElementWorkers(n, n), [&](int64_t b, int64_t e, int) {
+    for (int64_t i = b; i < e; ++i) y[i] = f(x[i]);
+  });
 }
 
 // The default CPU loop of UnaryOp: the scalar functor, element by element.
@@ -54,26 +58,34 @@ struct PlainUnaryLoop {
 // c[p, j, q] = f(a[p, j, q], b[j]) over the (pre, n, post) view of A.
 template <class F, class TIn, class TOut>
 void BinaryLoop(const BroadcastSizes& s, const TIn* a, const TIn* b, TOut* c, F f) {
+  const int64_t total = s.pre * s.n * s.post;
   if (s.pre == 1 && s.post == 1) {
-    for (int64_t i = 0; i < s.n; ++i) c[i] = f(a[i], b[i]);
+    ParallelFor(s.n, ElementWorkers(s.n, s.n), [&](int64_t b0, int64_t e, int) {
+      for (int64_t i = b0; i < e; ++i) c[i] = f(a[i], b[i]);
+    });
   } else if (s.n == 1) {
     const TIn b0 = b[0];
-    const int64_t total = s.pre * s.post;
-    for (int64_t i = 0; i < total; ++i) c[i] = f(a[i], b0);
+    ParallelFor(total, ElementWorkers(total, total), [&](int64_t begin, int64_t end, int) {
+      for (int64_t i = begin; i < end; ++i) c[i] = f(a[i], b0);
+    });
   } else if (s.post == 1) {
-    for (int64_t p = 0; p < s.pre; ++p) {
-      const TIn* ap = a + p * s.n;
-      TOut* cp = c + p * s.n;
-      for (int64_t j = 0; j < s.n; ++j) cp[j] = f(ap[j], b[j]);
-    }
-  } else {
-    for (int64_t p = 0; p < s.pre; ++p) {
-      for (int64_t j = 0; j < s.n; ++j) {
-        const TIn bj = b[j];
-        const int64_t off = (p * s.n + j) * s.post;
-        for (int64_t q = 0; q < s.post; ++q) c[off + q] = f(a[off + q], bj);
+    ParallelFor(s.pre, ElementWorkers(s.pre, total), [&](int64_t p0, int64_t p1, int) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const TIn* ap = a + p * s.n;
+        TOut* cp = c + p * s.n;
+        for (int64_t j = 0; j < s.n; ++j) cp[j] = f(ap[j], b[j]);
       }
-    }
+    });
+  } else {
+    ParallelFor(s.pre, ElementWorkers(s.pre, total), [&](int64_t p0, int64_t p1, int) {
+      for (int64_t p = p0; p < p1; ++p) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          const TIn bj = b[j];
+          const int64_t off = (p * s.n + j) * s.post;
+          for (int64_t q = 0; q < s.post; ++q) c[off + q] = f(a[off + q], bj);
+        }
+      }
+    });
   }
 }
 

@@ -1,15 +1,16 @@
-// A minimal parallel-for for CPU kernels: splits [0, n) into contiguous chunks and runs them on
-// short-lived threads, the first chunk on the calling thread. Kernels size the split with
-// KernelWorkers so that small ops stay on one thread (a thread start costs tens of microseconds).
+// A minimal parallel-for for CPU kernels: splits [0, n) into contiguous chunks and runs them in
+// parallel, the first chunk on the calling thread. Two implementations, chosen by CMake:
+// parallel_for_openmp.cc runs the chunks on the OpenMP thread pool (the pool oneDNN uses, so oneDNN
+// primitives and our kernels never compete for the cores); parallel_for_threads.cc, built without
+// OpenMP, on short-lived threads (a thread start costs tens of microseconds). Kernels size the split
+// with KernelWorkers so that small ops stay on one thread.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <functional>
 #include <thread>
-#include <vector>
 
 namespace caffe2 {
 
@@ -42,6 +43,25 @@ inline int ElementWorkers(int64_t items, int64_t elements) {
   return KernelWorkers(items, static_cast<double>(elements), 65536.0);
 }
 
+// While it lives, OpenMP parallel regions that libraries start on this thread (oneDNN's primitives
+// and GEMM) use MaxKernelThreads() threads, like ParallelFor, whatever omp_set_num_threads said
+// before (importing PyTorch sets 1); the previous setting comes back after. A no-op without OpenMP.
+class KernelThreadsScope {
+ public:
+  KernelThreadsScope();
+  ~KernelThreadsScope();
+  KernelThreadsScope(const KernelThreadsScope&) = delete;
+  KernelThreadsScope& operator=(const KernelThreadsScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+namespace detail {
+// Runs fn(n * w / workers, n * (w + 1) / workers, w) for w in [0, workers), 2 <= workers <= n.
+void RunChunks(int64_t n, int workers, const std::function<void(int64_t, int64_t, int)>& fn);
+}  // namespace detail
+
 // Calls fn(begin, end, worker) for `workers` contiguous chunks of [0, n) (fewer when n is smaller).
 // Waits for all chunks; the first exception thrown by a chunk is rethrown.
 inline void ParallelFor(int64_t n, int workers,
@@ -52,22 +72,7 @@ inline void ParallelFor(int64_t n, int workers,
     fn(0, n, 0);
     return;
   }
-  std::vector<std::exception_ptr> errors(workers);
-  auto run = [&](int w) {
-    try {
-      fn(n * w / workers, n * (w + 1) / workers, w);
-    } catch (...) {
-      errors[w] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  threads.reserve(workers - 1);
-  for (int w = 1; w < workers; ++w) threads.emplace_back(run, w);
-  run(0);
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  detail::RunChunks(n, workers, fn);
 }
 
 }  // namespace caffe2

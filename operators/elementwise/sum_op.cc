@@ -2,6 +2,7 @@
 // int32, int64). Y may be X0 (accumulate in place). The gradient passes dY to every input.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/common/parallel_for.h"
 
 namespace caffe2 {
 namespace {
@@ -43,7 +44,9 @@ class SumOp final : public Operator<CPUContext> {
         return true;
       }
       const T* b = Input(1).data<T>();
-      for (int64_t k = 0; k < n; ++k) out[k] = a[k] + b[k];
+      ParallelFor(n, ElementWorkers(n, n), [&](int64_t begin, int64_t end, int) {
+        for (int64_t k = begin; k < end; ++k) out[k] = a[k] + b[k];
+      });
       AccumulateFrom<T>(2, out, n);
     } else {
       AccumulateFrom<T>(1, y->mutable_data<T>(), n);
@@ -55,7 +58,9 @@ class SumOp final : public Operator<CPUContext> {
   void AccumulateFrom(int first, T* out, int64_t n) {
     for (int i = first; i < InputSize(); ++i) {
       const T* x = Input(i).data<T>();
-      for (int64_t k = 0; k < n; ++k) out[k] += x[k];
+      ParallelFor(n, ElementWorkers(n, n), [&](int64_t begin, int64_t end, int) {
+        for (int64_t k = begin; k < end; ++k) out[k] += x[k];
+      });
     }
   }
 };

@@ -1,16 +1,26 @@
 #include "operators/nn/conv_op.h"
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <map>
 
 #include <Eigen/Core>
 
 #include "core/gradient.h"
+#include "core/logging.h"
+#include "operators/common/gemm.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
+#include "operators/nn/conv_op_dnnl.h"
 #include "operators/nn/im2col.h"
 
 namespace caffe2 {
 namespace {
+
+// The engine that always runs the im2col + GEMM path, never oneDNN's convolution primitives (the
+// default engine picks per case).
+const char kEigenEngine[] = "EIGEN";
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor>;
@@ -139,30 +149,7 @@ void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d
   }
 }
 
-}  // namespace
-
-ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
-    : Operator<CPUContext>(def, ws), args_(ArgumentHelper(def)) {}
-
-bool ConvOp::RunOnDevice() {
-  const Tensor& X = Input(0);
-  const Tensor& W = Input(1);
-  CheckFloat(X, "X");
-  CheckFloat(W, "filter");
-  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
-  const float* bias = nullptr;
-  if (InputSize() == 3) {
-    const Tensor& b = Input(2);
-    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()), " must hold ",
-               s.M, " floats, one per output channel of filter ", Tensor::DimsString(W.dims()));
-    bias = b.data<float>();
-  }
-  Tensor* Y = Output(0);
-  Y->Resize(s.g.OutputDims(s.M));
-  float* y = Y->mutable_data<float>();
-  if (Y->numel() == 0) return true;
-  const float* x = X.data<float>();
-  const float* w = W.data<float>();
+void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
 
@@ -174,7 +161,7 @@ bool ConvOp::RunOnDevice() {
       yb.noalias() = ConstMap(x + b * s.C, e - b, s.C) * ConstMap(w, s.M, s.C).transpose();
       if (bias) yb.rowwise() += ConstVec(bias, s.M).transpose();
     });
-    return true;
+    return;
   }
 
   if (s.g.order == StorageOrder::NCHW && s.N < MaxKernelThreads()) {
@@ -182,7 +169,7 @@ bool ConvOp::RunOnDevice() {
     if (workers > 1) {
       ScratchBuffer scratch(direct ? 0 : s.CgK() * s.P);
       ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.data(), y);
-      return true;
+      return;
     }
   }
   const int workers = KernelWorkers(s.N, s.Flops());
@@ -194,8 +181,8 @@ bool ConvOp::RunOnDevice() {
         for (int64_t grp = 0; grp < s.group; ++grp) {
           const float* xg = x + (n * s.C + grp * s.Cg) * s.I;
           if (!direct) Im2ColNCHW(xg, s.Cg, d3, col);
-          Map(y + (n * s.M + grp * s.Mg) * s.P, s.Mg, s.P).noalias() =
-              ConstMap(w + grp * s.Mg * s.CgK(), s.Mg, s.CgK()) * ConstMap(direct ? xg : col, s.CgK(), s.P);
+          CpuSgemm(false, false, s.Mg, s.P, s.CgK(), 1.f, w + grp * s.Mg * s.CgK(), s.CgK(), direct ? xg : col,
+                   s.P, 0.f, y + (n * s.M + grp * s.Mg) * s.P, s.P);
         }
         if (bias) Map(y + n * s.M * s.P, s.M, s.P).colwise() += ConstVec(bias, s.M);
       } else {
@@ -206,59 +193,19 @@ bool ConvOp::RunOnDevice() {
       }
     }
   });
-  return true;
 }
 
-ConvGradientOp::ConvGradientOp(const OperatorDef& def, Workspace* ws)
-    : Operator<CPUContext>(def, ws),
-      args_(ArgumentHelper(def)),
-      no_bias_(GetSingleArgument<int>("no_bias", 0) != 0) {
-  const int max_out = no_bias_ ? 2 : 3;
-  C2_ENFORCE(OutputSize() >= max_out - 1 && OutputSize() <= max_out,
-             no_bias_ ? "with no_bias=1 the outputs are [dfilter, dX?]"
-                      : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
-             ", got ", OutputSize(), " outputs");
-}
-
-bool ConvGradientOp::RunOnDevice() {
-  const Tensor& X = Input(0);
-  const Tensor& W = Input(1);
-  const Tensor& dY = Input(2);
-  CheckFloat(X, "X");
-  CheckFloat(W, "filter");
-  CheckFloat(dY, "dY");
-  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
-  const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
-  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
-             Tensor::DimsString(y_dims));
-  const int dx_index = no_bias_ ? 1 : 2;
-  Tensor* dW = Output(0);
-  dW->ResizeLike(W);
-  float* dw = dW->mutable_data<float>();
-  std::fill(dw, dw + dW->numel(), 0.f);
-  float* db = nullptr;
-  if (!no_bias_) {
-    Tensor* dB = Output(1);
-    dB->Resize(s.M);
-    db = dB->mutable_data<float>();
-    std::fill(db, db + s.M, 0.f);
+void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw, float* db,
+                    float* dx) {
+  std::fill(dw, dw + s.M * s.CgK(), 0.f);
+  if (db) std::fill(db, db + s.M, 0.f);
+  if (s.N * s.M * s.P == 0) {
+    if (dx) std::fill(dx, dx + s.N * s.C * s.I, 0.f);
+    return;
   }
-  float* dx = nullptr;
-  if (OutputSize() > dx_index) {
-    Tensor* dX = Output(dx_index);
-    dX->ResizeLike(X);
-    dx = dX->mutable_data<float>();
-  }
-  if (dY.numel() == 0) {
-    if (dx) std::fill(dx, dx + X.numel(), 0.f);
-    return true;
-  }
-  const float* x = X.data<float>();
-  const float* w = W.data<float>();
-  const float* dy = dY.data<float>();
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
-  const int64_t wsize = W.numel();
+  const int64_t wsize = s.M * s.CgK();
   const bool nhwc_rows = s.g.order == StorageOrder::NHWC && direct;
   // NHWC 1x1 runs over rows of all images at once; everything else over images.
   const int64_t items = nhwc_rows ? s.N * s.P : s.N;
@@ -269,7 +216,7 @@ bool ConvGradientOp::RunOnDevice() {
       ScratchBuffer scratch(2 * col_size);
       BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, scratch.data(), scratch.data() + col_size, dw, db,
                              dx);
-      return true;
+      return;
     }
   }
   const int workers = KernelWorkers(items, s.Flops() * (dx ? 2 : 1));
@@ -339,6 +286,127 @@ bool ConvGradientOp::RunOnDevice() {
     Vec(dw, wsize) += ConstVec(p, wsize);
     if (db) Vec(db, s.M) += ConstVec(p + wsize, s.M);
   }
+}
+
+// Which path runs a case: oneDNN when it is supported and faster than im2col on this machine,
+// decided on the first call of the case on this thread (key: forward or gradient, `flag` = bias or
+// dX present, the geometry, X's and W's dims). Timed with alternating runs, the fastest of each
+// counting, as the machine may be busy with other work in bursts; logged at INFO. Both paths
+// overwrite all outputs, so the last timed run leaves a correct result.
+bool UseDnnl(bool gradient, const ConvShape& s, const Tensor& X, const Tensor& W, bool flag,
+             const std::function<bool()>& run_dnnl, const std::function<void()>& run_im2col) {
+  thread_local std::map<std::vector<int64_t>, bool> choices;
+  std::map<std::vector<int64_t>, bool>* cache = &choices;
+  std::vector<int64_t> key{gradient, flag, s.group, static_cast<int64_t>(s.g.order)};
+  for (int i = 0; i < s.g.spatial_dims(); ++i) {
+    key.insert(key.end(), {s.g.kernel[i], s.g.stride[i], s.g.dilation[i], s.g.pad_head[i], s.g.pad_tail[i]});
+  }
+  key.insert(key.end(), X.dims().begin(), X.dims().end());
+  key.insert(key.end(), W.dims().begin(), W.dims().end());
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](const std::function<void()>& f) {
+    const auto start = Clock::now();
+    f();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  // The first oneDNN call creates (and tunes) its primitives, or finds the case unsupported.
+  bool faster = run_dnnl();
+  if (faster) {
+    double dnnl = 1e30, im2col = 1e30;
+    for (int i = 0; i < 2; ++i) {
+      dnnl = std::min(dnnl, seconds([&] { run_dnnl(); }));
+      im2col = std::min(im2col, seconds(run_im2col));
+    }
+    faster = dnnl <= im2col;
+    C2_LOG(Info) << (gradient ? "ConvGradient" : "Conv") << " X " << Tensor::DimsString(X.dims()) << " filter " << Tensor::DimsString(W.dims())
+                 << ": oneDNN " << dnnl * 1e3 << " ms, im2col "
+                 << im2col * 1e3 << " ms; using " << (faster ? "oneDNN" : "im2col");
+  }
+  return cache->emplace(key, faster).first->second;
+}
+
+}  // namespace
+
+ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
+    : Operator<CPUContext>(def, ws), args_(ArgumentHelper(def)) {}
+
+bool ConvOp::RunOnDevice() {
+  const Tensor& X = Input(0);
+  const Tensor& W = Input(1);
+  CheckFloat(X, "X");
+  CheckFloat(W, "filter");
+  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
+  const float* bias = nullptr;
+  if (InputSize() == 3) {
+    const Tensor& b = Input(2);
+    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()), " must hold ",
+               s.M, " floats, one per output channel of filter ", Tensor::DimsString(W.dims()));
+    bias = b.data<float>();
+  }
+  Tensor* Y = Output(0);
+  Y->Resize(s.g.OutputDims(s.M));
+  float* y = Y->mutable_data<float>();
+  if (Y->numel() == 0) return true;
+  const float* x = X.data<float>();
+  const float* w = W.data<float>();
+  if (engine() != kEigenEngine) {
+    auto run_dnnl = [&] { return DnnlConvForward(s.g, s.M, s.group, x, w, bias, y); };
+    auto run_im2col = [&] { ForwardIm2col(s, x, w, bias, y); };
+    if (UseDnnl(false, s, X, W, bias != nullptr, run_dnnl, run_im2col) && run_dnnl()) return true;
+  }
+  ForwardIm2col(s, x, w, bias, y);
+  return true;
+}
+
+ConvGradientOp::ConvGradientOp(const OperatorDef& def, Workspace* ws)
+    : Operator<CPUContext>(def, ws),
+      args_(ArgumentHelper(def)),
+      no_bias_(GetSingleArgument<int>("no_bias", 0) != 0) {
+  const int max_out = no_bias_ ? 2 : 3;
+  C2_ENFORCE(OutputSize() >= max_out - 1 && OutputSize() <= max_out,
+             no_bias_ ? "with no_bias=1 the outputs are [dfilter, dX?]"
+                      : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
+             ", got ", OutputSize(), " outputs");
+}
+
+bool ConvGradientOp::RunOnDevice() {
+  const Tensor& X = Input(0);
+  const Tensor& W = Input(1);
+  const Tensor& dY = Input(2);
+  CheckFloat(X, "X");
+  CheckFloat(W, "filter");
+  CheckFloat(dY, "dY");
+  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
+  const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
+  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
+             Tensor::DimsString(y_dims));
+  const int dx_index = no_bias_ ? 1 : 2;
+  Tensor* dW = Output(0);
+  dW->ResizeLike(W);
+  float* dw = dW->mutable_data<float>();
+  float* db = nullptr;
+  if (!no_bias_) {
+    Tensor* dB = Output(1);
+    dB->Resize(s.M);
+    db = dB->mutable_data<float>();
+  }
+  float* dx = nullptr;
+  if (OutputSize() > dx_index) {
+    Tensor* dX = Output(dx_index);
+    dX->ResizeLike(X);
+    dx = dX->mutable_data<float>();
+  }
+  const float* x = X.data<float>();
+  const float* w = W.data<float>();
+  const float* dy = dY.data<float>();
+  if (dY.numel() > 0 && engine() != kEigenEngine) {
+    auto run_dnnl = [&] { return DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx); };
+    auto run_im2col = [&] { BackwardIm2col(s, x, w, dy, dw, db, dx); };
+    if (UseDnnl(true, s, X, W, dx != nullptr, run_dnnl, run_im2col) && run_dnnl()) return true;
+  }
+  BackwardIm2col(s, x, w, dy, dw, db, dx);
   return true;
 }
 
@@ -403,6 +471,14 @@ REGISTER_CPU_OPERATOR(ConvGradient, ConvGradientOp);
 REGISTER_CPU_OPERATOR(Conv1DGradient, ConvGradientOp);
 REGISTER_CPU_OPERATOR(Conv2DGradient, ConvGradientOp);
 REGISTER_CPU_OPERATOR(Conv3DGradient, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(Conv1D_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(Conv2D_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(Conv3D_ENGINE_EIGEN, ConvOp);
+REGISTER_CPU_OPERATOR(ConvGradient_ENGINE_EIGEN, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv1DGradient_ENGINE_EIGEN, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv2DGradient_ENGINE_EIGEN, ConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv3DGradient_ENGINE_EIGEN, ConvGradientOp);
 
 OPERATOR_SCHEMA(Conv)
     .NumInputs(2, 3)

@@ -12,7 +12,10 @@
 //   without bias (no_bias): [dfilter, dX]          or [dfilter]
 // The maker passes no_bias=1 when the forward op had no bias; dX is always last.
 //
-// CPU kernel: float, im2col + GEMM per image and group (a 1x1 stride-1 unpadded conv skips im2col;
+// CPU kernels: float. The default engine runs NCHW through oneDNN when the build has it, oneDNN
+// has a fast kernel for the case (conv_op_dnnl.h) and, timed on the first call of each input shape,
+// it beats im2col; everything else, and every call of the engine "EIGEN", runs im2col + GEMM per
+// image and group (a 1x1 stride-1 unpadded conv skips im2col;
 // NHWC 1x1 is one GEMM over the whole batch). When the work is large, images are split across
 // threads, or, for NCHW batches smaller than the thread count, the channels and filter rows of each
 // image. Column buffers come from the process-wide ScratchBuffer pool.

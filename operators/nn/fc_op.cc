@@ -8,6 +8,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/common/gemm.h"
 
 namespace caffe2 {
 namespace {
@@ -54,14 +55,11 @@ class FCOp final : public Operator<CPUContext> {
     dims.push_back(s.N);
     Tensor* Y = Output(0);
     Y->Resize(dims);
-    Map y(Y->mutable_data<float>(), s.M, s.N);
-    ConstMap x(X.data<float>(), s.M, s.K);
-    if (kTransposed) {
-      y.noalias() = x * ConstMap(W.data<float>(), s.K, s.N);
-    } else {
-      y.noalias() = x * ConstMap(W.data<float>(), s.N, s.K).transpose();
-    }
-    y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b.data<float>(), s.N);
+    float* y = Y->mutable_data<float>();
+    // Y starts as the bias in every row; the GEMM adds X W^T (or X W) to it.
+    Map(y, s.M, s.N).rowwise() = Eigen::Map<const Eigen::RowVectorXf>(b.data<float>(), s.N);
+    CpuSgemm(false, !kTransposed, s.M, s.N, s.K, 1.f, X.data<float>(), s.K, W.data<float>(),
+             kTransposed ? s.N : s.K, 1.f, y, s.N);
     return true;
   }
 
@@ -87,11 +85,11 @@ class FCGradientOp final : public Operator<CPUContext> {
     ConstMap dy(dY.data<float>(), s.M, s.N);
     Tensor* dW = Output(0);
     dW->ResizeLike(W);
-    ConstMap x(X.data<float>(), s.M, s.K);
+    const float* x = X.data<float>();
     if (kTransposed) {
-      Map(dW->mutable_data<float>(), s.K, s.N).noalias() = x.transpose() * dy;
+      CpuSgemm(true, false, s.K, s.N, s.M, 1.f, x, s.K, dY.data<float>(), s.N, 0.f, dW->mutable_data<float>(), s.N);
     } else {
-      Map(dW->mutable_data<float>(), s.N, s.K).noalias() = dy.transpose() * x;
+      CpuSgemm(true, false, s.N, s.K, s.M, 1.f, dY.data<float>(), s.N, x, s.K, 0.f, dW->mutable_data<float>(), s.K);
     }
     Tensor* db = Output(1);
     db->Resize(s.N);
@@ -99,11 +97,8 @@ class FCGradientOp final : public Operator<CPUContext> {
     if (OutputSize() == 3) {
       Tensor* dX = Output(2);
       dX->ResizeLike(X);
-      if (kTransposed) {
-        Map(dX->mutable_data<float>(), s.M, s.K).noalias() = dy * ConstMap(W.data<float>(), s.K, s.N).transpose();
-      } else {
-        Map(dX->mutable_data<float>(), s.M, s.K).noalias() = dy * ConstMap(W.data<float>(), s.N, s.K);
-      }
+      CpuSgemm(false, kTransposed, s.M, s.K, s.N, 1.f, dY.data<float>(), s.N, W.data<float>(),
+               kTransposed ? s.N : s.K, 0.f, dX->mutable_data<float>(), s.K);
     }
     return true;
   }

@@ -9,6 +9,7 @@
 //                          grad holds one row per index; only those rows of moment/param change.
 // All: float tensors, SHOULD_NOT_DO_GRADIENT.
 #include "core/gradient.h"
+#include "operators/common/parallel_for.h"
 #include "operators/sgd/sgd_util.h"
 
 namespace caffe2 {
@@ -64,8 +65,15 @@ class MomentumSGDUpdateOp final : public Operator<CPUContext> {
       p = Input(3).data<float>();
       np = param_out->mutable_data<float>();
     }
-    MomentumStep(grad.numel(), grad.data<float>(), moment.data<float>(), lr, momentum_, nesterov_,
-                 ng->mutable_data<float>(), nm->mutable_data<float>(), p, np);
+    const float* g = grad.data<float>();
+    const float* m = moment.data<float>();
+    float* ngd = ng->mutable_data<float>();
+    float* nmd = nm->mutable_data<float>();
+    const int64_t n = grad.numel();
+    ParallelFor(n, ElementWorkers(n, n), [&](int64_t b, int64_t e, int) {
+      MomentumStep(e - b, g + b, m + b, lr, momentum_, nesterov_, ngd + b, nmd + b, p ? p + b : nullptr,
+                   np ? np + b : nullptr);
+    });
     return true;
   }
 

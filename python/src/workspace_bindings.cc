@@ -9,6 +9,7 @@
 #include "core/init.h"
 #include "core/net.h"
 #include "core/operator.h"
+#include "operators/common/dnnl.h"
 #include "python/src/bindings.h"
 
 namespace caffe2 {
@@ -51,6 +52,7 @@ void init_workspace(py::module& m) {
     std::map<std::string, std::string> options;
     options["BUILD_TYPE"] = "Release";
     options["USE_CUDA"] = "OFF";
+    options["USE_DNNL"] = DnnlEnabled() ? "ON" : "OFF";
     return options;
   });
   m.def("on_module_exit", [] {

@@ -65,6 +65,30 @@ def conv_nchw(X, W, b, strides, dilations, heads, tails, group=1):
     return Y.astype(np.float32)
 
 
+def conv_grad_nchw(X, W, dY, strides, dilations, heads, tails, group=1):
+    """(dW, db, dX) of conv_nchw for the output gradient dY: conv is linear in X and in W, so each
+    kernel offset contributes dY x (window view of X) to dW and W^T dY to the same view of dX."""
+    spatial, kernel, outs = X.shape[2:], W.shape[2:], dY.shape[2:]
+    xp = _pad(X.astype(np.float64), heads, tails, 0.0)
+    dxp = np.zeros_like(xp)
+    dy = dY.astype(np.float64)
+    N, C, M = X.shape[0], X.shape[1], W.shape[0]
+    cg, mg = C // group, M // group
+    dW = np.zeros(W.shape)
+    for offs, view in _windows(xp, kernel, strides, dilations, outs):
+        sl = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
+                   for o, d, s, n in zip(offs, dilations, strides, outs))
+        for g in range(group):
+            ms, cs = slice(g * mg, (g + 1) * mg), slice(g * cg, (g + 1) * cg)
+            dW[(ms, slice(None)) + offs] += np.einsum('nmp,ncp->mc', dy[:, ms].reshape(N, mg, -1),
+                                                      view[:, cs].reshape(N, cg, -1))
+            w = W[(ms, slice(None)) + offs].astype(np.float64)
+            dxp[(slice(None), cs) + sl] += np.einsum('mc,nm...->nc...', w, dy[:, ms])
+    dX = dxp[(slice(None), slice(None)) + tuple(slice(h, h + n) for h, n in zip(heads, spatial))]
+    db = dy.sum(axis=tuple(i for i in range(dy.ndim) if i != 1))
+    return dW.astype(np.float32), db.astype(np.float32), dX.astype(np.float32)
+
+
 def pool_nchw(X, kind, kernel, strides, dilations, heads, tails, p=2.0):
     """Max / average / Lp pooling over the in-bounds elements of each window (empty windows give 0)."""
     spatial = X.shape[2:]

@@ -77,7 +77,7 @@ def pump(proc, shard_id, lines, quiet_every):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--num_shards", type=int, default=2)
-    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--epoch_size", type=int, default=TRAIN_IMAGES,
                         help="images per epoch over all shards")
     parser.add_argument("--batch_size", type=int, default=64, help="per shard")

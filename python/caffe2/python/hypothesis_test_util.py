@@ -38,6 +38,14 @@ hypothesis.settings.register_profile(
     database=None,
     max_examples=10,
     deadline=None)
+# CI: the dev profile's examples, drawn the same way on every run (no flaky random draws).
+hypothesis.settings.register_profile(
+    "ci",
+    derandomize=True,
+    suppress_health_check=[hypothesis.HealthCheck.too_slow],
+    database=None,
+    max_examples=10,
+    deadline=None)
 hypothesis.settings.register_profile(
     "debug",
     suppress_health_check=[hypothesis.HealthCheck.too_slow],

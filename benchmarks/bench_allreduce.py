@@ -14,7 +14,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -23,7 +23,6 @@ optimizer state (momenta), moves every shard's reader past the records the inter
 """
 import argparse
 import logging
-import math
 import os
 import time
 
@@ -170,8 +169,7 @@ def load_model(args, model):
 
 # ---- training -----------------------------------------------------------------------------------
 
-def run_epoch(args, epoch, train_model, test_model, total_batch_size, num_shards, expname,
-              explog):
+def run_epoch(args, epoch, train_model, test_model, total_batch_size, num_shards, explog):
     epoch_iters = int(args.epoch_size / total_batch_size / num_shards)
     prefix = "{}_{}".format(train_model._device_prefix, train_model._devices[0])
     for i in range(epoch_iters):
@@ -323,7 +321,7 @@ def Train(args):
     test_accuracy = 0.0
     while epoch < args.num_epochs:
         epoch, test_accuracy = run_epoch(args, epoch, train_model, test_model, total_batch_size,
-                                         num_shards, expname, explog)
+                                         num_shards, explog)
         if shard_id == 0:
             save_model(args, train_model, epoch - 1)
     if test_model is not None:

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include <gloo/barrier_all_to_one.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/device.h>
 #include <gloo/transport/tcp/address.h>
@@ -250,6 +251,9 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
   std::shared_ptr<gloo::transport::Device> dev = device.device;
   try {
     context->connectFullMesh(adapter, dev);
+    // Every rank leaves the rendezvous only once all pairs work (a rank that returned and exited at
+    // once could otherwise break a peer's still unfinished handshake).
+    gloo::BarrierAllToOne(context, 0).run();
   } catch (const StoreHandlerTimeoutException&) {
     throw;
   } catch (const std::exception& e) {
@@ -274,11 +278,12 @@ CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& 
   auto world = std::make_shared<CommonWorld>();
   try {
     world->context = factory.makeContext(dev);
+    world->context->setTimeout(existing.timeout());
+    gloo::BarrierAllToOne(world->context, 0).run();
   } catch (const std::exception& e) {
     throw GlooIoError(MakeString("cloning common world '", existing.name, "' into '", name,
                                  "' failed on rank ", existing.rank(), ": ", e.what()));
   }
-  world->context->setTimeout(existing.timeout());
   if (sync) {
     for (int r = 0; r < world->context->size; ++r) {
       if (r != world->context->rank) world->context->getPair(r)->setSync(true, false);

@@ -9,7 +9,8 @@
 //      run id a missing rank joined under instead, when the store can tell);
 //   3. it checks the members against each other (a rank advertising a loopback address while
 //      another rank runs on a different host);
-//   4. Gloo's full-mesh connect, with keys "<name>/<rank>" as upstream (PrefixStore scheme).
+//   4. Gloo's full-mesh connect, with keys "<name>/<rank>" as upstream (PrefixStore scheme), then a
+//      barrier, so that the rendezvous ends on every rank only once every pair works.
 // CloneCommonWorld makes a new context with the same rank, size and timeout whose addresses travel
 // over the existing context (no store traffic).
 //

@@ -53,6 +53,7 @@ def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
         "--batch_size", str(per_shard_batch), "--epoch_size", str(args.epoch_size),
         "--num_epochs", str(args.epochs), "--base_learning_rate", str(args.lr),
         "--lr_linear_scaling", "--lr_warmup_epochs", "0.2", "--weight_decay", "1e-4",
+        "--lr_step_epochs", str(max(1, args.epochs - 1)),
         "--bucket_size_mb", "4",
         "--num_test_iters", str(max(1, min(args.data_limit or TEST_IMAGES, TEST_IMAGES) //
                                     per_shard_batch)),

@@ -14,6 +14,7 @@ non-empty string True); exported input/output names are "<prefix>_<dev>/data" an
   --scale S                 resize the shorter image side to S before cropping (upstream: 256)
   --lr_warmup_epochs E      ramp the learning rate linearly from --lr_warmup_start x base over E epochs
   --lr_linear_scaling       multiply the base learning rate by --num_shards (the global batch grows)
+  --lr_step_epochs E        the step policy's period in epochs (upstream: 30)
   --num_test_iters N        test batches per epoch (upstream: 100)
   --run_name / --log_dir    where the CSV log goes
 Checkpoints (`<file_store_path>/<save_model_name>_<epoch>.mdl`) are written by shard 0 only, to a
@@ -106,7 +107,7 @@ def build_forward(model, loss_scale, args, is_test):
 
 def learning_rate_args(args, epoch_iters):
     base = args.base_learning_rate * (args.num_shards if args.lr_linear_scaling else 1)
-    stepsize = max(1, int(30 * epoch_iters))
+    stepsize = max(1, int(args.lr_step_epochs * epoch_iters))
     if args.lr_warmup_epochs > 0:
         warmup = max(1, int(args.lr_warmup_epochs * epoch_iters))
         return base, dict(policy="composite", sub_policy_num_iters=[warmup, 1],
@@ -381,6 +382,8 @@ def build_parser():
                         help="Ramp the learning rate up linearly over this many epochs")
     parser.add_argument("--lr_warmup_start", type=float, default=0.1,
                         help="Learning rate multiplier at the start of the warmup")
+    parser.add_argument("--lr_step_epochs", type=float, default=30,
+                        help="Multiply the learning rate by 0.1 every this many epochs")
     parser.add_argument("--lr_linear_scaling", action='store_true',
                         help="Multiply the base learning rate by the number of shards")
     parser.add_argument("--bucket_size_mb", type=float, default=0.0,

@@ -146,3 +146,18 @@ def test_redis_rendezvous_with_two_devices_per_shard(small_dbs, tmp_path, redis_
     for out in outs:
         assert "Running on devices: [0, 1]" in out
         assert "Finished iteration 8/8 of epoch 0" in out and "Final test accuracy" in out
+
+
+def test_learning_rate_schedule_flags():
+    import resnet50_trainer
+    parse = resnet50_trainer.build_parser().parse_args
+    base, lr = resnet50_trainer.learning_rate_args(parse(["--train_data", "null"]), 10)
+    assert (base, lr) == (0.1, dict(policy="step", stepsize=300, gamma=0.1))  # upstream
+    args = parse(["--train_data", "null", "--lr_step_epochs", "2", "--lr_linear_scaling",
+                  "--num_shards", "4", "--lr_warmup_epochs", "0.5", "--lr_warmup_start", "0.2"])
+    base, lr = resnet50_trainer.learning_rate_args(args, 10)
+    assert base == pytest.approx(0.4)
+    assert lr["policy"] == "composite" and lr["sub_policy_num_iters"] == [5, 1]
+    assert lr["sub_policy_0_policy"] == "linearWarmup"
+    assert lr["sub_policy_0_start_multiplier"] == 0.2
+    assert lr["sub_policy_1_policy"] == "step" and lr["sub_policy_1_stepsize"] == 20

@@ -83,11 +83,13 @@ def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
         assert "of epoch 2" in out and "of epoch 0" not in out
 
 
-def test_killed_shard_is_named_and_nobody_hangs(small_dbs, tmp_path):
+@pytest.mark.parametrize("num_shards", [2, 3])
+def test_killed_shard_is_named_and_nobody_hangs(small_dbs, tmp_path, num_shards):
     run_id = uuid.uuid4().hex
-    procs = [subprocess.Popen(shard_cmd(small_dbs, tmp_path, s, 2, run_id, "--num_epochs", "1000"),
+    procs = [subprocess.Popen(shard_cmd(small_dbs, tmp_path, s, num_shards, run_id,
+                                        "--num_epochs", "1000"),
                               env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              text=True) for s in range(2)]
+                              text=True) for s in range(num_shards)]
     # wait until training runs, then kill shard 1 without warning
     deadline = time.time() + 120
     seen = ""
@@ -97,13 +99,15 @@ def test_killed_shard_is_named_and_nobody_hangs(small_dbs, tmp_path):
         seen += line
     procs[1].send_signal(signal.SIGKILL)
     t0 = time.time()
-    rest = procs[0].communicate(timeout=120)[0]
-    procs[1].communicate(timeout=30)
-    assert procs[0].returncode not in (0, None)
+    outs = {0: seen + procs[0].communicate(timeout=120)[0]}
+    for s in range(1, num_shards):
+        outs[s] = procs[s].communicate(timeout=120)[0]
     assert time.time() - t0 < 60  # well inside the 30 s collective timeout + the report grace
-    out = seen + rest
-    assert "IoError" in out and "rank 1 (host" in out and "has exited" in out, out[-3000:]
-    assert "Aborted" not in out and "core dumped" not in out
+    for s in [0] + list(range(2, num_shards)):
+        out = outs[s]
+        assert procs[s].returncode not in (0, None), out[-3000:]
+        assert "IoError" in out and "rank 1 (host" in out and "has exited" in out, out[-3000:]
+        assert "Aborted" not in out and "core dumped" not in out
 
 
 def test_missing_store_directory_is_a_clear_error(tmp_path):

@@ -1,8 +1,11 @@
 #include "operators/nn/conv_op_dnnl.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/logging.h"
@@ -49,12 +52,15 @@ ConvDescs Describe(const ConvPoolGeometry& g, int64_t M, int group, bool has_bia
 
 memory::desc Any(const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, Tag::any); }
 
-// The forward primitive description, with plain or oneDNN-chosen activation layouts.
-dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, bool blocked) {
+// The forward primitive description, with plain or oneDNN-chosen activation layouts; winograd asks
+// for the Winograd algorithm (oneDNN has it for 3x3, stride-1 convolutions in blocked layouts).
+dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, bool blocked,
+                                                      bool winograd = false) {
   using Conv = dnnl::convolution_forward;
   const memory::desc src = blocked ? Any(d.src) : d.src, dst = blocked ? Any(d.dst) : d.dst;
   const auto prop = dnnl::prop_kind::forward_training;
-  const auto algo = dnnl::algorithm::convolution_direct;
+  const auto algo = winograd ? dnnl::algorithm::convolution_winograd
+                             : dnnl::algorithm::convolution_direct;
   const Conv::desc desc = d.has_bias ? Conv::desc(prop, algo, src, Any(d.wei), d.bias, dst, d.strides, d.dilates,
                                                   d.pad_l, d.pad_r)
                                      : Conv::desc(prop, algo, src, Any(d.wei), dst, d.strides, d.dilates,
@@ -79,9 +85,9 @@ std::vector<memory::desc> BackwardTensors(const ConvDescs& d) {
 }
 
 // Each builder returns false when oneDNN rejects the case or has only its reference kernel.
-bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass) {
+bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = false) {
   try {
-    const auto pd = ForwardDesc(d, blocked);
+    const auto pd = ForwardDesc(d, blocked, winograd);
     if (DnnlIsReference(pd)) return false;
     pass->prim = dnnl::convolution_forward(pd);
     pass->impl = pd.impl_info_str();
@@ -137,42 +143,50 @@ bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass) {
   }
 }
 
-// The plain and the blocked variant of one pass (either may be missing).
+// The variants of one pass that oneDNN offers (plain layouts, blocked layouts, and for the forward
+// pass Winograd), by name.
 struct Candidates {
-  Pass plain, blocked;
-  bool has_plain = false, has_blocked = false;
-  std::string plain_impl, blocked_impl;  // oneDNN's implementation names, for the log
-  bool any() const { return has_plain || has_blocked; }
+  std::vector<std::pair<std::string, Pass>> options;
+  bool any() const { return !options.empty(); }
+  void Add(const char* name, const std::function<bool(Pass*)>& make) {
+    Pass p;
+    if (make(&p)) options.emplace_back(name, std::move(p));
+  }
 };
 
 template <class Make>
 Candidates Build(const Make& make) {
   Candidates c;
-  c.has_plain = make(false, &c.plain);
-  c.has_blocked = make(true, &c.blocked);
-  c.plain_impl = c.plain.impl;
-  c.blocked_impl = c.blocked.impl;
+  c.Add("plain layouts", [&](Pass* p) { return make(false, p); });
+  c.Add("blocked", [&](Pass* p) { return make(true, p); });
   return c;
 }
 
-// The faster variant on this call's data, each timed alone (logged at INFO). Alternating runs, the
+// The fastest variant on this call's data, each timed alone (logged at INFO). Alternating runs, the
 // fastest of each counting: the machine may be busy with other work in bursts. The first run of each
 // also faults in its scratch memory.
 Pass Pick(const Candidates& c, const char* what, const std::vector<memory::desc>& tensors,
           const std::vector<void*>& data) {
-  if (!c.has_plain) return c.blocked;
-  if (!c.has_blocked) return c.plain;
-  DnnlPlan plain(tensors), blocked(tensors);
-  plain.Add(c.plain.prim, c.plain.bindings);
-  blocked.Add(c.blocked.prim, c.blocked.bindings);
-  double tp = plain.Time(data), tb = blocked.Time(data);
-  for (int i = 0; i < 2; ++i) {
-    tp = std::min(tp, plain.Time(data));
-    tb = std::min(tb, blocked.Time(data));
+  if (c.options.size() == 1) return c.options.front().second;
+  std::vector<DnnlPlan> plans;
+  std::vector<double> best;
+  for (const auto& option : c.options) {
+    plans.emplace_back(tensors);
+    plans.back().Add(option.second.prim, option.second.bindings);
+    best.push_back(plans.back().Time(data));
   }
-  C2_LOG(Info) << "oneDNN " << what << ": plain layouts " << tp * 1e3 << " ms (" << c.plain_impl
-               << "), blocked " << tb * 1e3 << " ms (" << c.blocked_impl << ")";
-  return tp <= tb ? c.plain : c.blocked;
+  for (int i = 0; i < 2; ++i) {
+    for (size_t j = 0; j < plans.size(); ++j) best[j] = std::min(best[j], plans[j].Time(data));
+  }
+  size_t pick = 0;
+  std::ostringstream log;
+  for (size_t j = 0; j < plans.size(); ++j) {
+    log << (j ? ", " : "") << c.options[j].first << " " << best[j] * 1e3 << " ms ("
+        << c.options[j].second.impl << ")";
+    if (best[j] < best[pick]) pick = j;
+  }
+  C2_LOG(Info) << "oneDNN " << what << ": " << log.str();
+  return c.options[pick].second;
 }
 
 enum PassKind : int64_t { kForward = 0, kBackward = 1, kBackwardNoDX = 2 };
@@ -209,7 +223,8 @@ bool DnnlConvForward(const ConvPoolGeometry& g, int64_t M, int group, const floa
   if (it == cache.end()) {
     const ConvDescs d = Describe(g, M, group, bias != nullptr);
     Entry e;
-    const Candidates c = Build([&](bool blocked, Pass* p) { return ForwardPass(d, blocked, p); });
+    Candidates c = Build([&](bool blocked, Pass* p) { return ForwardPass(d, blocked, p); });
+    c.Add("winograd", [&](Pass* p) { return ForwardPass(d, true, p, true); });
     e.ok = c.any();
     if (e.ok) {
       const auto tensors = ForwardTensors(d);

@@ -6,10 +6,11 @@
 // Supported: NCHW with 1 to 3 spatial dims, any kernel, stride, dilation, asymmetric pads and group.
 //
 // The primitives are created on the first call for a shape and cached per thread (key: every dim
-// and argument). For each pass (forward, backward data, backward weights) two variants are timed on
-// that call (logged at INFO) and the faster kept: plain NCHW tensors given to oneDNN, or oneDNN's
-// preferred (blocked) layouts with reorders to and from NCHW around the primitive (ConvGradient's
-// two passes share the reorder of dY). Filters are always in oneDNN's preferred layout, reordered on
+// and argument). For each pass (forward, backward data, backward weights) the variants oneDNN offers
+// are timed on that call (logged at INFO) and the fastest kept: plain NCHW tensors given to oneDNN,
+// oneDNN's preferred (blocked) layouts with reorders to and from NCHW around the primitive
+// (ConvGradient's two passes share the reorder of dY), and for the forward pass the Winograd
+// algorithm (3x3, stride 1; its rounding differs from direct convolution by about 1e-6 relative). Filters are always in oneDNN's preferred layout, reordered on
 // every call (they change every training step). The primitives run on MaxKernelThreads() OpenMP
 // threads.
 #pragma once

@@ -100,12 +100,13 @@ bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = f
   }
 }
 
-bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass) {
+bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = false) {
   using Conv = dnnl::convolution_backward_weights;
   try {
-    const auto hint = ForwardDesc(d, blocked);
+    const auto hint = ForwardDesc(d, blocked, winograd);
     const memory::desc src = blocked ? Any(d.src) : d.src, dst = blocked ? Any(d.dst) : d.dst;
-    const auto algo = dnnl::algorithm::convolution_direct;
+    const auto algo = winograd ? dnnl::algorithm::convolution_winograd
+                               : dnnl::algorithm::convolution_direct;
     const Conv::desc desc =
         d.has_bias ? Conv::desc(algo, src, Any(d.wei), d.bias, dst, d.strides, d.dilates, d.pad_l, d.pad_r)
                    : Conv::desc(algo, src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
@@ -123,13 +124,14 @@ bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass) {
   }
 }
 
-bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass) {
+bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = false) {
   using Conv = dnnl::convolution_backward_data;
   try {
-    const auto hint = ForwardDesc(d, blocked);
+    const auto hint = ForwardDesc(d, blocked, winograd);
     const memory::desc src = blocked ? Any(d.src) : d.src, dst = blocked ? Any(d.dst) : d.dst;
-    const Conv::desc desc(dnnl::algorithm::convolution_direct, src, Any(d.wei), dst, d.strides, d.dilates,
-                          d.pad_l, d.pad_r);
+    const auto algo = winograd ? dnnl::algorithm::convolution_winograd
+                               : dnnl::algorithm::convolution_direct;
+    const Conv::desc desc(algo, src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
@@ -250,9 +252,13 @@ bool DnnlConvBackward(const ConvPoolGeometry& g, int64_t M, int group, const flo
     const ConvDescs d = Describe(g, M, group, dbias != nullptr);
     Entry e;
     // Both passes must be possible before either runs: the caller's fallback expects untouched outputs.
-    const Candidates cw = Build([&](bool blocked, Pass* p) { return BackwardWeightsPass(d, blocked, p); });
+    Candidates cw = Build([&](bool blocked, Pass* p) { return BackwardWeightsPass(d, blocked, p); });
+    cw.Add("winograd", [&](Pass* p) { return BackwardWeightsPass(d, true, p, true); });
     Candidates cd;
-    if (dx) cd = Build([&](bool blocked, Pass* p) { return BackwardDataPass(d, blocked, p); });
+    if (dx) {
+      cd = Build([&](bool blocked, Pass* p) { return BackwardDataPass(d, blocked, p); });
+      cd.Add("winograd", [&](Pass* p) { return BackwardDataPass(d, true, p, true); });
+    }
     e.ok = cw.any() && (!dx || cd.any());
     if (e.ok) {
       const auto tensors = BackwardTensors(d);

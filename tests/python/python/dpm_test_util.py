@@ -1,27 +1,15 @@
 """Shared models, data and helpers of the data_parallel_model tests."""
-import contextlib
-
 import numpy as np
 
-from caffe2.python import brew, core, model_helper, optimizer, workspace
+from caffe2.python import brew, model_helper, optimizer, workspace
 from caffe2.python import data_parallel_model as dpm
+from op_registry_util import pretend_registered  # noqa: F401 (re-exported to the tests)
 
 COLLECTIVES = ('CreateCommonWorld', 'CloneCommonWorld', 'Allreduce',
                'Broadcast', 'Barrier', 'NCCLAllreduce', 'NCCLBroadcast')
 GLOO = dict(kv_handler='store_handler', shard_id=0, num_shards=2,
             engine='GLOO')
 BATCH, DIM_IN, HIDDEN, CLASSES = 8, 5, 6, 3
-
-
-@contextlib.contextmanager
-def pretend_registered(*op_types):
-    keys = {workspace.C.op_registry_key(t, 'DEFAULT') for t in op_types}
-    added = keys - core._REGISTERED_OPERATORS
-    core._REGISTERED_OPERATORS.update(added)
-    try:
-        yield
-    finally:
-        core._REGISTERED_OPERATORS.difference_update(added)
 
 
 def args(op):

@@ -5,26 +5,13 @@ Helpers whose operators are not built yet are checked on the NetDef they
 produce, with those op types registered in Python only for the test
 (`pretend_registered`); the runs at the end need the real operators and
 skip themselves until they exist."""
-import contextlib
 
 import numpy as np
 import pytest
 
 from caffe2.python import brew, core, model_helper, workspace
 from caffe2.python.modeling.parameter_info import ParameterTags
-
-
-@contextlib.contextmanager
-def pretend_registered(*op_types):
-    """Makes core.IsOperator accept `op_types` so nets can be built (not
-    run) before the operators exist."""
-    keys = {workspace.C.op_registry_key(t, 'DEFAULT') for t in op_types}
-    added = keys - core._REGISTERED_OPERATORS
-    core._REGISTERED_OPERATORS.update(added)
-    try:
-        yield
-    finally:
-        core._REGISTERED_OPERATORS.difference_update(added)
+from op_registry_util import pretend_registered
 
 
 def args(op):

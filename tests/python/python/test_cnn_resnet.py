@@ -1,6 +1,5 @@
 """cnn.CNNModelHelper and models/resnet: the nets they build, and (once
 the CNN operators exist) the Multi-GPU tutorial's single-GPU flow on CPU."""
-import contextlib
 import logging
 
 import numpy as np
@@ -10,20 +9,10 @@ from caffe2.proto import caffe2_pb2
 from caffe2.python import (brew, cnn, core, memonger, model_helper,
                            workspace)
 from caffe2.python.models import resnet
+from op_registry_util import pretend_registered
 
 CNN_OPS = ["Conv", "SpatialBN", "Relu", "MaxPool", "AveragePool",
            "Softmax", "SoftmaxWithLoss", "MSRAFill", "XavierFill"]
-
-
-@contextlib.contextmanager
-def pretend_registered(*op_types):
-    keys = {workspace.C.op_registry_key(t, 'DEFAULT') for t in op_types}
-    added = keys - core._REGISTERED_OPERATORS
-    core._REGISTERED_OPERATORS.update(added)
-    try:
-        yield
-    finally:
-        core._REGISTERED_OPERATORS.difference_update(added)
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ Updates made of operators that exist now (WeightedSum, LearningRate,
 AtomicIter) are run and compared with numpy. The others are checked on the
 NetDef they produce (their op types registered in Python only for the
 test); their numeric checks skip themselves until the operators exist."""
-import contextlib
 
 import numpy as np
 import pytest
@@ -13,17 +12,7 @@ from caffe2.proto import caffe2_pb2
 from caffe2.python import brew, core, model_helper, optimizer, workspace
 from caffe2.python.modeling.initializers import PseudoFP16Initializer
 from caffe2.python.optimizer_context import UseOptimizer
-
-
-@contextlib.contextmanager
-def pretend_registered(*op_types):
-    keys = {workspace.C.op_registry_key(t, 'DEFAULT') for t in op_types}
-    added = keys - core._REGISTERED_OPERATORS
-    core._REGISTERED_OPERATORS.update(added)
-    try:
-        yield
-    finally:
-        core._REGISTERED_OPERATORS.difference_update(added)
+from op_registry_util import pretend_registered
 
 
 def args(op):

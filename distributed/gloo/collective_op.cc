@@ -27,17 +27,17 @@ bool GlooOpBase::RunOnDevice() {
     RunCollective();
     return true;
   } catch (const gloo::IoException& e) {
-    SetStatus(1);
+    WriteGlooStatus(workspace(), status_blob_, 1);
     throw GlooIoError(ExplainFailure(World(), What(), e.what()));
   } catch (const GlooIoError&) {
-    SetStatus(1);
+    WriteGlooStatus(workspace(), status_blob_, 1);
     throw;
   }
 }
 
-void GlooOpBase::SetStatus(int code) {
-  if (status_blob_.empty()) return;
-  Tensor* status = workspace()->CreateBlob(status_blob_)->GetMutableTensor(Device{});
+void WriteGlooStatus(Workspace* ws, const std::string& status_blob, int code) {
+  if (status_blob.empty()) return;
+  Tensor* status = ws->CreateBlob(status_blob)->GetMutableTensor(Device{});
   status->Resize(std::vector<int64_t>{1});
   *status->mutable_data<int32_t>() = code;
 }

@@ -39,6 +39,9 @@ struct BufferSignature {
   std::string Describe() const;
 };
 
+// Writes int32 [1] = code into the status blob `status_blob` (nothing when it is "").
+void WriteGlooStatus(Workspace* ws, const std::string& status_blob, int code);
+
 // The first `n` buffer addresses of a signature as T* (Gloo's algorithms take typed pointers).
 template <typename T>
 std::vector<T*> TypedPointers(const BufferSignature& sig, size_t n) {
@@ -81,8 +84,6 @@ class GlooOpBase : public OperatorBase {
   gloo::Algorithm& algorithm() { return *algorithm_; }
 
  private:
-  void SetStatus(int code);
-
   std::string status_blob_;
   BufferSignature built_for_;
   std::unique_ptr<gloo::Algorithm> algorithm_;

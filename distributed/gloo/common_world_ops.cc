@@ -11,20 +11,13 @@
 
 #include "core/operator.h"
 #include "core/workspace.h"
+#include "distributed/gloo/collective_op.h"
 #include "distributed/gloo/common_world.h"
 #include "distributed/gloo/gloo_error.h"
 #include "distributed/gloo/mpi_rendezvous.h"
 
 namespace caffe2 {
 namespace {
-
-// Writes int32 [1] into the status blob (when the op has one).
-void WriteStatus(Workspace* ws, const std::string& status_blob, int code) {
-  if (status_blob.empty()) return;
-  Tensor* t = ws->CreateBlob(status_blob)->GetMutableTensor(Device{});
-  t->Resize(std::vector<int64_t>{1});
-  *t->mutable_data<int32_t>() = code;
-}
 
 class CreateCommonWorldOp final : public OperatorBase {
  public:
@@ -68,10 +61,10 @@ class CreateCommonWorldOp final : public OperatorBase {
       OutputBlob(0)->Reset(new CommonWorldPtr(std::move(world)));
       return true;
     } catch (const StoreHandlerTimeoutException&) {
-      WriteStatus(workspace(), status_blob_, 1);
+      WriteGlooStatus(workspace(), status_blob_, 1);
       throw;
     } catch (const GlooIoError&) {
-      WriteStatus(workspace(), status_blob_, 1);
+      WriteGlooStatus(workspace(), status_blob_, 1);
       throw;
     }
   }
@@ -103,7 +96,7 @@ class CloneCommonWorldOp final : public OperatorBase {
           new CommonWorldPtr(CloneCommonWorld(*blob.Get<CommonWorldPtr>(), name, sync_)));
       return true;
     } catch (const GlooIoError&) {
-      WriteStatus(workspace(), status_blob_, 1);
+      WriteGlooStatus(workspace(), status_blob_, 1);
       throw;
     }
   }

@@ -296,15 +296,14 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
 bool UseDnnl(bool gradient, const ConvShape& s, const Tensor& X, const Tensor& W, bool flag,
              const std::function<bool()>& run_dnnl, const std::function<void()>& run_im2col) {
   thread_local std::map<std::vector<int64_t>, bool> choices;
-  std::map<std::vector<int64_t>, bool>* cache = &choices;
   std::vector<int64_t> key{gradient, flag, s.group, static_cast<int64_t>(s.g.order)};
   for (int i = 0; i < s.g.spatial_dims(); ++i) {
     key.insert(key.end(), {s.g.kernel[i], s.g.stride[i], s.g.dilation[i], s.g.pad_head[i], s.g.pad_tail[i]});
   }
   key.insert(key.end(), X.dims().begin(), X.dims().end());
   key.insert(key.end(), W.dims().begin(), W.dims().end());
-  auto it = cache->find(key);
-  if (it != cache->end()) return it->second;
+  auto it = choices.find(key);
+  if (it != choices.end()) return it->second;
   using Clock = std::chrono::steady_clock;
   auto seconds = [](const std::function<void()>& f) {
     const auto start = Clock::now();
@@ -320,11 +319,11 @@ bool UseDnnl(bool gradient, const ConvShape& s, const Tensor& X, const Tensor& W
       im2col = std::min(im2col, seconds(run_im2col));
     }
     faster = dnnl <= im2col;
-    C2_LOG(Info) << (gradient ? "ConvGradient" : "Conv") << " X " << Tensor::DimsString(X.dims()) << " filter " << Tensor::DimsString(W.dims())
-                 << ": oneDNN " << dnnl * 1e3 << " ms, im2col "
-                 << im2col * 1e3 << " ms; using " << (faster ? "oneDNN" : "im2col");
+    C2_LOG(Info) << (gradient ? "ConvGradient" : "Conv") << " X " << Tensor::DimsString(X.dims())
+                 << " filter " << Tensor::DimsString(W.dims()) << ": oneDNN " << dnnl * 1e3
+                 << " ms, im2col " << im2col * 1e3 << " ms; using " << (faster ? "oneDNN" : "im2col");
   }
-  return cache->emplace(key, faster).first->second;
+  return choices.emplace(key, faster).first->second;
 }
 
 }  // namespace

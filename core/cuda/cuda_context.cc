@@ -30,11 +30,13 @@ int CudnnVersion() { return static_cast<int>(cudnnGetVersion()); }
 
 namespace {
 
-// Streams and cuBLAS handles of the calling thread, created on first use.
+// Streams, cuBLAS and cuDNN handles of the calling thread, created on first use.
 struct ThreadResources {
   std::map<std::pair<int, int>, cudaStream_t> streams;
   std::map<std::pair<int, int>, cublasHandle_t> cublas;
+  std::map<std::pair<int, int>, cudnnHandle_t> cudnn;
   ~ThreadResources() {
+    for (auto& kv : cudnn) cudnnDestroy(kv.second);
     for (auto& kv : cublas) cublasDestroy(kv.second);
     for (auto& kv : streams) cudaStreamDestroy(kv.second);
   }
@@ -76,10 +78,34 @@ cublasHandle_t CUDAContext::cublas_handle() {
   auto& slot = Resources().cublas[{gpu_id_, stream_id_}];
   if (!slot) {
     C2_CUDA_CHECK(cudaSetDevice(gpu_id_));
-    C2_ENFORCE(cublasCreate(&slot) == CUBLAS_STATUS_SUCCESS, "cublasCreate failed on GPU ", gpu_id_);
+    C2_CUBLAS_CHECK(cublasCreate(&slot));
   }
-  C2_ENFORCE(cublasSetStream(slot, stream()) == CUBLAS_STATUS_SUCCESS, "cublasSetStream failed");
+  C2_CUBLAS_CHECK(cublasSetStream(slot, stream()));
   return slot;
+}
+
+cudnnHandle_t CUDAContext::cudnn_handle() {
+  auto& slot = Resources().cudnn[{gpu_id_, stream_id_}];
+  if (!slot) {
+    C2_CUDA_CHECK(cudaSetDevice(gpu_id_));
+    C2_CUDNN_CHECK(cudnnCreate(&slot));
+  }
+  C2_CUDNN_CHECK(cudnnSetStream(slot, stream()));
+  return slot;
+}
+
+curandGenerator_t CUDAContext::curand_generator() {
+  if (!curand_) {
+    C2_CUDA_CHECK(cudaSetDevice(gpu_id_));
+    C2_CURAND_CHECK(curandCreateGenerator(&curand_, CURAND_RNG_PSEUDO_DEFAULT));
+    C2_CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(curand_, seed_));
+  }
+  C2_CURAND_CHECK(curandSetStream(curand_, stream()));
+  return curand_;
+}
+
+CUDAContext::~CUDAContext() {
+  if (curand_) curandDestroyGenerator(curand_);
 }
 
 void CUDAContext::FinishDeviceComputation() {

@@ -2,7 +2,9 @@
 //
 // - The GPU is DeviceOption.cuda_gpu_id (the current device when absent).
 // - Streams come from a per-thread pool keyed by (gpu, stream id); they are non-blocking streams
-//   created on first use. cuBLAS handles are per (gpu, stream) too, bound to their stream.
+//   created on first use. cuBLAS and cuDNN handles are per (gpu, stream) too, bound to their stream.
+// - The cuRAND generator is per context, created on first use, seeded from the DeviceOption's
+//   random_seed (else RandomNumberSeed()) and bound to the context's stream.
 // - FinishDeviceComputation synchronises the stream and reports any pending CUDA error.
 // - Nothing touches the driver until a context is constructed, so importing the library on a
 //   machine without a GPU is safe; NumCudaDevices() answers 0 there.
@@ -10,6 +12,8 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cudnn.h>
+#include <curand.h>
 
 #include <cstdint>
 
@@ -29,6 +33,9 @@ class CUDAContext {
  public:
   CUDAContext() : CUDAContext(DeviceOption()) {}
   explicit CUDAContext(const DeviceOption& option);
+  ~CUDAContext();
+  CUDAContext(const CUDAContext&) = delete;
+  CUDAContext& operator=(const CUDAContext&) = delete;
 
   // Makes this context's GPU current and selects the stream used by later calls.
   void SwitchToDevice(int stream_id = 0);
@@ -38,6 +45,8 @@ class CUDAContext {
   Device device() const { return Device{kCUDA, gpu_id_}; }
   cudaStream_t stream() const;
   cublasHandle_t cublas_handle();
+  cudnnHandle_t cudnn_handle();
+  curandGenerator_t curand_generator();
   uint32_t seed() const { return seed_; }
 
   // The stream of (gpu, stream_id) for the calling thread.
@@ -47,6 +56,7 @@ class CUDAContext {
   int gpu_id_;
   int stream_id_ = 0;
   uint32_t seed_;
+  curandGenerator_t curand_ = nullptr;
 };
 
 }  // namespace caffe2

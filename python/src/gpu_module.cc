@@ -10,6 +10,7 @@
 
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/cuda_context.h"
+#include "core/operator.h"
 
 namespace py = pybind11;
 
@@ -20,6 +21,8 @@ PYBIND11_MODULE(caffe2_pybind11_state_gpu, m) {
     if (name.rfind("__", 0) != 0) m.attr(name.c_str()) = item.second;
   }
   m.def("num_cuda_devices", &caffe2::NumCudaDevices);
+  // Beyond upstream: the CUDA registry's keys alone (registered_operators() is the union).
+  m.def("registered_cuda_operators", [] { return caffe2::OperatorRegistry::Keys(caffe2::kCUDA); });
   m.def("get_cuda_version", &caffe2::CudaRuntimeVersion);
   m.def("get_cudnn_version", &caffe2::CudnnVersion);
   m.def("get_device_properties", [](int device) {

@@ -1,21 +1,12 @@
 // Clip: [X] -> [Y], Y = min(max(X, min), max) with float arguments `min` (default: lowest float)
 // and `max` (default: largest float); float types; Y may be X.
 // ClipGradient: [Y, dY] -> [dX] (min, max copied), dX = dY where min < Y < max, else 0.
-#include <limits>
-
 #include "core/gradient.h"
+#include "operators/elementwise/elementwise_args.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {
-
-functors::Clip ReadClip(const OperatorDef& def) {
-  ArgumentHelper args(def);
-  functors::Clip f{args.GetSingleArgument<float>("min", std::numeric_limits<float>::lowest()),
-                   args.GetSingleArgument<float>("max", std::numeric_limits<float>::max())};
-  C2_ENFORCE(f.lo <= f.hi, "min ", f.lo, " is greater than max ", f.hi);
-  return f;
-}
 
 class ClipOp final : public UnaryOp<functors::Clip, FloatTypes> {
  public:

@@ -2,6 +2,7 @@
 // double; Y may be X.
 // EluGradient: [Y, dY] -> [dX] (alpha copied), dX = dY where Y > 0, else dY (Y + alpha).
 #include "core/gradient.h"
+#include "operators/elementwise/elementwise_args.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -10,13 +11,13 @@ namespace {
 class EluOp final : public UnaryOp<functors::Elu, FloatTypes> {
  public:
   EluOp(const OperatorDef& def, Workspace* ws)
-      : UnaryOp(def, ws, {ArgumentHelper(def).GetSingleArgument<float>("alpha", 1.0f)}) {}
+      : UnaryOp(def, ws, {ReadEluAlpha(def)}) {}
 };
 
 class EluGradientOp final : public UnaryGradientOp<functors::EluGradient, FloatTypes> {
  public:
   EluGradientOp(const OperatorDef& def, Workspace* ws)
-      : UnaryGradientOp(def, ws, {ArgumentHelper(def).GetSingleArgument<float>("alpha", 1.0f)}) {}
+      : UnaryGradientOp(def, ws, {ReadEluAlpha(def)}) {}
 };
 
 class GetEluGradient final : public GradientMakerBase {

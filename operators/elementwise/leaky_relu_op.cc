@@ -2,6 +2,7 @@
 // double; Y may be X.
 // LeakyReluGradient: [Y, dY] -> [dX] (alpha copied), dX = dY where Y >= 0, else alpha dY.
 #include "core/gradient.h"
+#include "operators/elementwise/elementwise_args.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -10,13 +11,13 @@ namespace {
 class LeakyReluOp final : public UnaryOp<functors::LeakyRelu, FloatTypes> {
  public:
   LeakyReluOp(const OperatorDef& def, Workspace* ws)
-      : UnaryOp(def, ws, {ArgumentHelper(def).GetSingleArgument<float>("alpha", 0.01f)}) {}
+      : UnaryOp(def, ws, {ReadLeakyReluAlpha(def)}) {}
 };
 
 class LeakyReluGradientOp final : public UnaryGradientOp<functors::LeakyReluGradient, FloatTypes> {
  public:
   LeakyReluGradientOp(const OperatorDef& def, Workspace* ws)
-      : UnaryGradientOp(def, ws, {ArgumentHelper(def).GetSingleArgument<float>("alpha", 0.01f)}) {}
+      : UnaryGradientOp(def, ws, {ReadLeakyReluAlpha(def)}) {}
 };
 
 class GetLeakyReluGradient final : public GradientMakerBase {

@@ -1,6 +1,7 @@
 // Scale: [X] -> [Y], Y = scale * X with the float argument `scale` (1.0); float types; Y may be X
 // (spec ops §1.2.11). Gradient: Scale(dY) -> dX with the same `scale`.
 #include "core/gradient.h"
+#include "operators/elementwise/elementwise_args.h"
 #include "operators/elementwise/elementwise_op_base.h"
 
 namespace caffe2 {
@@ -9,7 +10,7 @@ namespace {
 class ScaleOp final : public UnaryOp<functors::Scale, FloatTypes> {
  public:
   ScaleOp(const OperatorDef& def, Workspace* ws)
-      : UnaryOp(def, ws, {ArgumentHelper(def).GetSingleArgument<float>("scale", 1.0f)}) {}
+      : UnaryOp(def, ws, {ReadScale(def)}) {}
 };
 
 class GetScaleGradient final : public GradientMakerBase {

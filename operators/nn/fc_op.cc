@@ -9,6 +9,7 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/common/gemm.h"
+#include "operators/nn/fc_shape.h"
 
 namespace caffe2 {
 namespace {
@@ -16,25 +17,6 @@ namespace {
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor>;
 using Map = Eigen::Map<RowMajor>;
-
-struct FCShape {
-  int64_t M, K, N;
-};
-
-FCShape CheckShapes(const Tensor& X, const Tensor& W, int axis, int axis_w, bool transposed) {
-  const int ax = axis < 0 ? axis + X.ndim() : axis;
-  const int axw = axis_w < 0 ? axis_w + W.ndim() : axis_w;
-  C2_ENFORCE(ax >= 0 && ax <= X.ndim(), "axis ", axis, " out of range for X ", Tensor::DimsString(X.dims()));
-  C2_ENFORCE(axw >= 0 && axw <= W.ndim(), "axis_w ", axis_w, " out of range for W ",
-             Tensor::DimsString(W.dims()));
-  const int64_t w_k = transposed ? W.size_to_dim(axw) : W.size_from_dim(axw);
-  FCShape s{X.size_to_dim(ax), X.size_from_dim(ax), transposed ? W.size_from_dim(axw) : W.size_to_dim(axw)};
-  C2_ENFORCE(w_k == s.K, "X ", Tensor::DimsString(X.dims()), " has ", s.K,
-             " features per row but W ", Tensor::DimsString(W.dims()), " expects ", w_k);
-  C2_ENFORCE(X.IsType<float>() && W.IsType<float>(), "FC supports float tensors, got X ",
-             X.meta().name, " and W ", W.meta().name);
-  return s;
-}
 
 template <bool kTransposed>
 class FCOp final : public Operator<CPUContext> {
@@ -48,13 +30,11 @@ class FCOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& b = Input(2);
-    FCShape s = CheckShapes(X, W, axis_, axis_w_, kTransposed);
+    FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(b.numel() == s.N && b.IsType<float>(), "b ", Tensor::DimsString(b.dims()),
                " must hold ", s.N, " floats");
-    std::vector<int64_t> dims(X.dims().begin(), X.dims().begin() + (axis_ < 0 ? axis_ + X.ndim() : axis_));
-    dims.push_back(s.N);
     Tensor* Y = Output(0);
-    Y->Resize(dims);
+    Y->Resize(FCOutputDims(X, axis_, s.N));
     float* y = Y->mutable_data<float>();
     // Y starts as the bias in every row; the GEMM adds X W^T (or X W) to it.
     Map(y, s.M, s.N).rowwise() = Eigen::Map<const Eigen::RowVectorXf>(b.data<float>(), s.N);
@@ -79,7 +59,7 @@ class FCGradientOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& dY = Input(2);
-    FCShape s = CheckShapes(X, W, axis_, axis_w_, kTransposed);
+    FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
                s.M, " x ", s.N, " values");
     ConstMap dy(dY.data<float>(), s.M, s.N);

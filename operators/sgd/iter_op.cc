@@ -71,6 +71,8 @@ std::vector<TensorShape> CounterShape(const OperatorDef&, const std::vector<Tens
 }  // namespace
 
 REGISTER_CPU_OPERATOR(Iter, IterOp);
+// The counter stays on the host for a GPU op too (spec), so the same class serves CUDA.
+REGISTER_CUDA_OPERATOR(Iter, IterOp);
 OPERATOR_SCHEMA(Iter)
     .NumInputs(0, 1)
     .NumOutputs(1)
@@ -84,6 +86,7 @@ OPERATOR_SCHEMA(CreateMutex).NumInputs(0).NumOutputs(1).SetDoc("Creates a mutex 
 REGISTER_GRADIENT(CreateMutex, NoGradient);
 
 REGISTER_CPU_OPERATOR(AtomicIter, AtomicIterOp);
+REGISTER_CUDA_OPERATOR(AtomicIter, AtomicIterOp);
 OPERATOR_SCHEMA(AtomicIter)
     .NumInputs(2)
     .NumOutputs(1)

@@ -1,0 +1,101 @@
+// CUDA registrations that run the op's CPU kernel (GPUFallbackOp, core/cuda/gpu_fallback_op.h):
+// the inputs are copied to the host, the CPU kernel runs, the outputs are copied back to the GPU.
+// Correct for every op below, and cheap where the work is small (metrics, schedules, shapes);
+// a GPU kernel replaces an entry here when a model's step time shows it. Ops with a CUDA kernel
+// of their own are registered beside their CPU kernel, never here.
+#include "core/cuda/gpu_fallback_op.h"
+
+namespace caffe2 {
+
+// Learning-rate schedule and metrics: a handful of scalars per step.
+REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Accuracy, GPUFallbackOp);
+
+// Losses: one small (batch x classes) pass per step.
+REGISTER_CUDA_OPERATOR(SoftmaxWithLoss, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SoftmaxWithLossGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LabelCrossEntropy, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LabelCrossEntropyGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(AveragedLoss, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(AveragedLossGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(CrossEntropy, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(CrossEntropyGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SpatialSoftmaxWithLoss, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SpatialSoftmaxWithLossGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SquaredL2Distance, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SquaredL2DistanceGradient, GPUFallbackOp);
+
+// Elementwise ops without a functor kernel, and the broadcast gradients' reductions.
+REGISTER_CUDA_OPERATOR(SumReduceLike, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(DivGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Pow, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Mean, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(MeanGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Max, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(MaxGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Min, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(MinGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ElementwiseLinear, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ElementwiseLinearGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(PRelu, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(PReluGradient, GPUFallbackOp);
+
+// Reductions.
+REGISTER_CUDA_OPERATOR(SumElements, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SumElementsGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SumSqrElements, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceMean, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceFrontSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceFrontMean, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceBackSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceBackMean, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceFrontSumGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceFrontMeanGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceBackSumGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ReduceBackMeanGradient, GPUFallbackOp);
+
+// Shapes, layout and indexing.
+REGISTER_CUDA_OPERATOR(Reshape, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Shape, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Size, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Flatten, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(FlattenToVec, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ResizeLike, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Squeeze, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ExpandDims, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(StopGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Transpose, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(NHWC2NCHW, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(NCHW2NHWC, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Concat, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(DepthConcat, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Split, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(DepthSplit, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Slice, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SliceGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Tile, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(TileGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Cast, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Gather, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ArgMax, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ArgMin, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(TopK, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(OneHot, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Where, GPUFallbackOp);
+
+// Optimizers other than momentum SGD, and WeightedSum's gradient.
+REGISTER_CUDA_OPERATOR(Adam, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(Adagrad, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(RmsProp, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(WeightedSumGradient, GPUFallbackOp);
+
+// Normalizations outside the cuDNN set, and the statistics of combine_spatial_bn.
+REGISTER_CUDA_OPERATOR(InstanceNorm, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(InstanceNormGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LayerNorm, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LayerNormGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ChannelStats, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ChannelBackpropStats, GPUFallbackOp);
+
+}  // namespace caffe2

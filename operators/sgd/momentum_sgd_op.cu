@@ -1,0 +1,117 @@
+// CUDA kernels of the momentum updates: MomentumSGD, MomentumSGDUpdate (float; contracts in
+// momentum_sgd_op.cc) and FP16MomentumSGDUpdate / FP32MomentumSGDUpdate (float16 / float with
+// weight_decay; contracts in fp16_momentum_sgd_op.cc). The math runs in float. The learning rate
+// is read on the device (LearningRate writes it there); one fed on the host is copied first.
+#include <cuda_fp16.h>
+
+#include "core/cuda/cuda_context.h"
+#include "core/cuda/cuda_launch.h"
+#include "core/operator.h"
+#include "operators/common/cuda_inputs.h"
+#include "operators/sgd/sgd_util.h"
+
+namespace caffe2 {
+namespace {
+
+__device__ inline float Load(const float* p, int64_t i) { return p[i]; }
+__device__ inline float Load(const __half* p, int64_t i) { return __half2float(p[i]); }
+__device__ inline void Store(float* p, int64_t i, float v) { p[i] = v; }
+__device__ inline void Store(__half* p, int64_t i, float v) { p[i] = __float2half(v); }
+
+// Every element is read before it is written, so any output may alias its input.
+template <class T>
+__global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* lr, float momentum,
+                               float weight_decay, bool nesterov, T* ng, T* nm, const T* p,
+                               T* np) {
+  const float rate = *lr;
+  C2_CUDA_KERNEL_LOOP(i, n) {
+    const float pi = p ? Load(p, i) : 0.f;
+    const float gi = Load(g, i) + weight_decay * pi;
+    const float mi = Load(m, i);
+    float step, mnew;
+    if (nesterov) {
+      mnew = momentum * mi + rate * gi;
+      step = (1 + momentum) * mnew - momentum * mi;
+    } else {
+      step = rate * gi + momentum * mi;
+      mnew = step;
+    }
+    Store(ng, i, step);
+    Store(nm, i, mnew);
+    if (np) Store(np, i, pi - step);
+  }
+}
+
+template <class T>
+struct DeviceType {
+  using type = T;
+};
+template <>
+struct DeviceType<float16> {
+  using type = __half;
+};
+
+// T: the tensors' element type; kWithDecay: the FP16/FP32 variants (weight_decay, 4 inputs).
+template <class T, bool kWithDecay>
+class CudaMomentumSGDOp final : public Operator<CUDAContext> {
+ public:
+  CudaMomentumSGDOp(const OperatorDef& def, Workspace* ws)
+      : Operator<CUDAContext>(def, ws),
+        momentum_(GetSingleArgument<float>("momentum", 0.f)),
+        weight_decay_(kWithDecay ? GetSingleArgument<float>("weight_decay", 0.f) : 0.f),
+        nesterov_(GetSingleArgument<int>("nesterov", 0) != 0) {}
+
+  bool RunOnDevice() override {
+    using D = typename DeviceType<T>::type;
+    const Tensor& grad = Input(0);
+    const Tensor& moment = Input(1);
+    const Tensor& lr = OnDevice(Input(2), device(), &lr_on_device_);
+    C2_ENFORCE(lr.numel() == 1 && lr.IsType<float>(),
+               "lr must be a one-element float tensor, got ", lr.DebugString());
+    const bool update_param = InputSize() == 4;
+    for (int i : {0, 1, 3}) {
+      if (i == 3 && !update_param) continue;
+      C2_ENFORCE(Input(i).IsType<T>(), "input ", i, " ('", debug_def().input(i), "') must be a ",
+                 TypeMeta::Make<T>().name, " tensor, got ", Input(i).DebugString());
+    }
+    CheckSameShape(grad, "grad", moment, "moment");
+    Tensor* ng = Output(0);
+    Tensor* nm = Output(1);
+    ng->ResizeLike(grad);
+    nm->ResizeLike(moment);
+    const D* p = nullptr;
+    D* np = nullptr;
+    if (update_param) {
+      CheckSameShape(grad, "grad", Input(3), "param");
+      Tensor* param_out = Output(2);
+      if (!IsInputOutputAlias(3, 2)) param_out->ResizeLike(Input(3));
+      p = reinterpret_cast<const D*>(Input(3).template data<T>());
+      np = reinterpret_cast<D*>(param_out->template mutable_data<T>());
+    }
+    const int64_t n = grad.numel();
+    D* ngd = reinterpret_cast<D*>(ng->template mutable_data<T>());
+    D* nmd = reinterpret_cast<D*>(nm->template mutable_data<T>());
+    if (n == 0) return true;
+    MomentumKernel<D><<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+        n, reinterpret_cast<const D*>(grad.template data<T>()),
+        reinterpret_cast<const D*>(moment.template data<T>()), lr.template data<float>(),
+        momentum_, weight_decay_, nesterov_, ngd, nmd, p, np);
+    C2_CUDA_KERNEL_LAUNCH_CHECK();
+    return true;
+  }
+
+ private:
+  float momentum_;
+  float weight_decay_;
+  bool nesterov_;
+  Tensor lr_on_device_;
+};
+
+}  // namespace
+
+REGISTER_CUDA_OPERATOR(MomentumSGD, CudaMomentumSGDOp<float, false>);
+REGISTER_CUDA_OPERATOR(MomentumSGDUpdate, CudaMomentumSGDOp<float, false>);
+REGISTER_CUDA_OPERATOR(FP32MomentumSGDUpdate, CudaMomentumSGDOp<float, true>);
+REGISTER_CUDA_OPERATOR(FP16MomentumSGDUpdate, CudaMomentumSGDOp<float16, true>);
+
+}  // namespace caffe2

@@ -1,0 +1,89 @@
+"""Device checks of the CUDA optimizer updates (momentum, weighted sum), FC through cuBLAS and the
+float/half conversions."""
+import numpy as np
+import pytest
+
+from caffe2.proto import caffe2_pb2
+from caffe2.python import core
+
+from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_OPS = [
+    "MomentumSGD", "MomentumSGDUpdate", "FP32MomentumSGDUpdate", "FP16MomentumSGDUpdate",
+    "WeightedSum", "FC", "FCGradient", "FCTransposed", "FCTransposedGradient", "FloatToHalf",
+    "HalfToFloat",
+]
+
+pytestmark = needs_gpu
+HOST = caffe2_pb2.DeviceOption()
+
+
+@pytest.mark.parametrize("nesterov", [0, 1])
+@pytest.mark.parametrize("lr_on_host", [False, True])
+def test_momentum_sgd_update(nesterov, lr_on_host):
+    rng = np.random.RandomState(0)
+    g, m, p = (rng.randn(37, 5).astype(np.float32) for _ in range(3))
+    lr = np.array([0.1], dtype=np.float32)
+    options = {"lr": HOST} if lr_on_host else {}
+    op = core.CreateOperator("MomentumSGDUpdate", ["g", "m", "lr", "p"], ["g", "m", "p"],
+                             momentum=0.9, nesterov=nesterov)
+    check_cpu_gpu(op, [g, m, lr, p], rtol=1e-5, atol=1e-6, input_device_options=options)
+    op = core.CreateOperator("MomentumSGD", ["g", "m", "lr"], ["g2", "m2"], momentum=0.9,
+                             nesterov=nesterov)
+    check_cpu_gpu(op, [g, m, lr], rtol=1e-5, atol=1e-6, input_device_options=options)
+
+
+@pytest.mark.parametrize("op_type,dtype,tol", [("FP32MomentumSGDUpdate", np.float32, 1e-5),
+                                               ("FP16MomentumSGDUpdate", np.float16, 2e-3)])
+@pytest.mark.parametrize("nesterov", [0, 1])
+def test_momentum_with_weight_decay(op_type, dtype, tol, nesterov):
+    rng = np.random.RandomState(1)
+    g, m, p = (rng.randn(64).astype(dtype) for _ in range(3))
+    lr = np.array([0.05], dtype=np.float32)
+    op = core.CreateOperator(op_type, ["g", "m", "lr", "p"], ["g", "m", "p"], momentum=0.9,
+                             weight_decay=1e-2, nesterov=nesterov)
+    check_cpu_gpu(op, [g, m, lr, p], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_weighted_sum(in_place):
+    rng = np.random.RandomState(2)
+    x0, x1, x2 = (rng.randn(3, 11).astype(np.float32) for _ in range(3))
+    w0, w1, w2 = (np.array([v], dtype=np.float32) for v in (0.5, -2.0, 3.0))
+    op = core.CreateOperator("WeightedSum", ["x0", "w0", "x1", "w1", "x2", "w2"],
+                             ["x0" if in_place else "y"])
+    check_cpu_gpu(op, [x0, w0, x1, w1, x2, w2], rtol=1e-5, atol=1e-6,
+                  input_device_options={"w1": HOST})
+
+
+@pytest.mark.parametrize("op_type", ["FC", "FCTransposed"])
+@pytest.mark.parametrize("x_shape,axis", [((5, 7), 1), ((2, 3, 4, 2), 1), ((2, 3, 4), 2),
+                                          ((1, 1), 1)])
+def test_fc_forward_and_gradient(op_type, x_shape, axis):
+    rng = np.random.RandomState(3)
+    x = rng.randn(*x_shape).astype(np.float32)
+    k = int(np.prod(x_shape[axis:]))
+    n = 6
+    w = rng.randn(*((k, n) if op_type == "FCTransposed" else (n, k))).astype(np.float32)
+    b = rng.randn(n).astype(np.float32)
+    op = core.CreateOperator(op_type, ["x", "w", "b"], ["y"], axis=axis)
+    check_cpu_gpu(op, [x, w, b], rtol=1e-4, atol=1e-5)
+    check_gradient_cpu_gpu(op, [x, w, b], rtol=1e-4, atol=1e-4)
+
+
+def test_large_fc_matches_cpu():
+    rng = np.random.RandomState(4)
+    x = rng.randn(64, 2048).astype(np.float32)
+    w = (rng.randn(1000, 2048) * 0.01).astype(np.float32)
+    b = rng.randn(1000).astype(np.float32)
+    op = core.CreateOperator("FC", ["x", "w", "b"], ["y"])
+    check_cpu_gpu(op, [x, w, b], rtol=1e-4, atol=1e-4)
+    check_gradient_cpu_gpu(op, [x, w, b], rtol=1e-3, atol=1e-3)
+
+
+def test_float_half_round_trip():
+    x = np.random.RandomState(5).randn(1000).astype(np.float32) * 100
+    out = check_cpu_gpu(core.CreateOperator("FloatToHalf", ["x"], ["h"]), [x], rtol=0, atol=0)
+    assert out[0].dtype == np.float16
+    np.testing.assert_array_equal(out[0], x.astype(np.float16))
+    check_cpu_gpu(core.CreateOperator("HalfToFloat", ["h"], ["y"]), [out[0]], rtol=0, atol=0)

@@ -83,6 +83,8 @@ REGISTER_CUDA_OPERATOR(ArgMin, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(TopK, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(OneHot, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Where, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(MatMul, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(BatchMatMul, GPUFallbackOp);
 
 // Optimizers other than momentum SGD, and WeightedSum's gradient.
 REGISTER_CUDA_OPERATOR(Adam, GPUFallbackOp);

@@ -3,7 +3,14 @@
 Every test module here lists the CUDA op types it checks in COVERED_OPS; test_cuda_op_coverage.py
 fails when a registered CUDA op is in none of them. Checks that need a GPU use `needs_gpu`, so they
 skip on machines without one (CI) and run on a GPU machine.
+
+C2_CUDA_TESTS_ON_CPU=1 runs the checks on a machine without a GPU with the CPU standing in for the
+GPU: it proves nothing about the CUDA kernels, but it runs every test's inputs, arguments and
+gradient plumbing, so a GPU session does not spend its minutes on a broken test. Tests that check
+what only the GPU does (float16 kernels the CPU lacks) are marked `gpu_semantics` and skip then.
 """
+import os
+
 import numpy as np
 import pytest
 
@@ -16,13 +23,17 @@ except ImportError:  # a build without the CUDA backend
     gpu_module = None
 
 NUM_GPUS = gpu_module.num_cuda_devices() if gpu_module else 0
-needs_gpu = pytest.mark.skipif(NUM_GPUS == 0, reason="no GPU on this machine")
+CPU_STANDS_IN = os.environ.get("C2_CUDA_TESTS_ON_CPU") == "1" and NUM_GPUS == 0
+needs_gpu = pytest.mark.skipif(NUM_GPUS == 0 and not CPU_STANDS_IN, reason="no GPU on this machine")
 needs_two_gpus = pytest.mark.skipif(NUM_GPUS < 2, reason="fewer than 2 GPUs")
+gpu_semantics = pytest.mark.skipif(NUM_GPUS == 0, reason="checks what only the GPU kernels do")
 
 CPU = caffe2_pb2.DeviceOption()
 
 
 def gpu(i=0):
+    if CPU_STANDS_IN:
+        return caffe2_pb2.DeviceOption()
     return caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA, cuda_gpu_id=i)
 
 

@@ -3,9 +3,10 @@ CPU kernel, forward and gradient, with and without the legacy broadcast."""
 import numpy as np
 import pytest
 
-from caffe2.python import core
+from caffe2.python import core, workspace
 
-from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+from cuda_test_util import (check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics,
+                            needs_gpu)
 
 UNARY_WITH_GRADIENT = {  # op -> (args, input filter)
     "Relu": ({}, None), "Sigmoid": ({}, None), "Tanh": ({}, None), "Abs": ({}, None),
@@ -109,15 +110,29 @@ def test_in_place_add():
     np.testing.assert_allclose(out[0], a + b, rtol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.float16])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 @pytest.mark.parametrize("n_inputs", [1, 2, 5])
 def test_sum(dtype, n_inputs):
     rng = np.random.RandomState(6)
     xs = [(rng.randn(3, 7) * 4).astype(dtype) for _ in range(n_inputs)]
     names = ["x%d" % i for i in range(n_inputs)]
-    tol = 1e-2 if dtype == np.float16 else 1e-6
-    check_cpu_gpu(core.CreateOperator("Sum", names, ["y"]), xs, rtol=tol, atol=tol)
-    check_cpu_gpu(core.CreateOperator("Sum", names, ["x0"]), xs, rtol=tol, atol=tol)
+    check_cpu_gpu(core.CreateOperator("Sum", names, ["y"]), xs, rtol=1e-6, atol=1e-6)
+    check_cpu_gpu(core.CreateOperator("Sum", names, ["x0"]), xs, rtol=1e-6, atol=1e-6)
+
+
+@gpu_semantics
+def test_float16_sum_matches_numpy():
+    rng = np.random.RandomState(6)
+    xs = [rng.randn(3, 7).astype(np.float16) for _ in range(3)]
+    workspace.ResetWorkspace()
+    for i, x in enumerate(xs):
+        workspace.FeedBlob("x%d" % i, x, gpu())
+    workspace.RunOperatorOnce(core.CreateOperator("Sum", ["x0", "x1", "x2"], ["y"],
+                                                  device_option=gpu()))
+    y = workspace.FetchBlob("y")
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y.astype(np.float32), sum(x.astype(np.float32) for x in xs),
+                               rtol=5e-3, atol=5e-3)
 
 
 def test_sum_of_an_input_fed_on_the_host():
@@ -128,6 +143,7 @@ def test_sum_of_an_input_fed_on_the_host():
     np.testing.assert_allclose(out[0], 2 * x, rtol=1e-6)
 
 
+@gpu_semantics
 @pytest.mark.parametrize("op_type,reference", [
     ("Relu", lambda x: np.maximum(x, 0)),
     ("Sigmoid", lambda x: 1 / (1 + np.exp(-x))),
@@ -136,8 +152,6 @@ def test_sum_of_an_input_fed_on_the_host():
 ])
 def test_float16_unary_matches_numpy(op_type, reference):
     """The CPU ops take float types only: float16 on the GPU is checked against numpy."""
-    from caffe2.python import workspace
-    from cuda_test_util import gpu
     x = np.random.RandomState(8).randn(257).astype(np.float16)
     workspace.ResetWorkspace()
     workspace.FeedBlob("x", x, gpu())
@@ -148,9 +162,8 @@ def test_float16_unary_matches_numpy(op_type, reference):
                                rtol=2e-3, atol=2e-3)
 
 
+@gpu_semantics
 def test_float16_add_with_broadcast_matches_numpy():
-    from caffe2.python import workspace
-    from cuda_test_util import gpu
     rng = np.random.RandomState(9)
     a = rng.randn(4, 3, 5).astype(np.float16)
     b = rng.randn(3, 5).astype(np.float16)

@@ -5,7 +5,7 @@ import pytest
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 
-from cuda_test_util import CPU, check_cpu_gpu, gpu, needs_gpu
+from cuda_test_util import check_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 COVERED_OPS = [
     "Alias", "Copy", "CopyCPUToGPU", "CopyGPUToCPU", "CopyOnDeviceLike", "EnsureCPUOutput",
@@ -17,6 +17,7 @@ COVERED_OPS = [
 
 pytestmark = needs_gpu
 
+@gpu_semantics
 def test_copy_cpu_to_gpu_and_back():
     x = np.random.rand(3, 4).astype(np.float32)
     workspace.ResetWorkspace()

@@ -1,0 +1,151 @@
+"""Device checks of the CUDA registrations that run CPU kernels (operators/cuda_fallback_ops.cc,
+GPUFallbackOp): each op on the GPU against the CPU, and its gradient where it has one. Also the
+host-side counters (Iter, AtomicIter) on a GPU op."""
+import numpy as np
+import pytest
+
+from caffe2.proto import caffe2_pb2
+from caffe2.python import core, workspace
+
+from cuda_test_util import (CPU, check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics,
+                            needs_gpu)
+
+pytestmark = needs_gpu
+R = np.random.RandomState(0)
+
+
+def f32(*shape):
+    return R.randn(*shape).astype(np.float32)
+
+
+def pos(*shape):
+    return (R.rand(*shape) + 0.1).astype(np.float32)
+
+
+def labels(n, classes):
+    return R.randint(0, classes, n).astype(np.int32)
+
+
+def probs(n, d):
+    p = pos(n, d)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+INT64 = caffe2_pb2.TensorProto.INT64
+# (op type, inputs, outputs, args, input names kept on the host, check gradient)
+CASES = [
+    ("LearningRate", [np.array([25], np.int64)], 1,
+     dict(base_lr=0.1, policy="step", stepsize=10, gamma=0.5), ["i0"], False),
+    ("Accuracy", [f32(8, 5), labels(8, 5)], 1, {}, [], False),
+    ("SoftmaxWithLoss", [f32(6, 7), labels(6, 7)], 2, {}, [], True),
+    ("LabelCrossEntropy", [probs(6, 4), labels(6, 4)], 1, {}, [], True),
+    ("AveragedLoss", [f32(5, 3)], 1, {}, [], True),
+    ("CrossEntropy", [probs(4, 3), probs(4, 3)], 1, {}, [], True),
+    ("SpatialSoftmaxWithLoss", [f32(2, 3, 4, 4), R.randint(0, 3, (2, 4, 4)).astype(np.int32)], 2,
+     {}, [], True),
+    ("SquaredL2Distance", [f32(4, 6), f32(4, 6)], 1, {}, [], True),
+    ("SumReduceLike", [f32(2, 3, 4), f32(3, 4)], 1, {}, [], False),
+    ("DivGradient", [pos(3, 4), f32(3, 4), f32(3, 4)], 2, {}, [], False),
+    ("Pow", [pos(3, 4)], 1, dict(exponent=2.5), [], True),
+    ("Mean", [f32(3, 4), f32(3, 4)], 1, {}, [], True),
+    ("Max", [f32(3, 4), f32(3, 4)], 1, {}, [], True),
+    ("Min", [f32(3, 4), f32(3, 4)], 1, {}, [], True),
+    ("ElementwiseLinear", [f32(4, 5), f32(5), f32(5)], 1, {}, [], True),
+    ("PRelu", [f32(2, 3, 4, 4), pos(3)], 1, {}, [], True),
+    ("SumElements", [f32(3, 5)], 1, dict(average=1), [], True),
+    ("SumSqrElements", [f32(3, 5)], 1, {}, [], False),
+    ("ReduceSum", [f32(2, 3, 4)], 1, dict(axes=[1], keepdims=0), [], False),
+    ("ReduceMean", [f32(2, 3, 4)], 1, dict(axes=[0, 2]), [], False),
+    ("ReduceFrontSum", [f32(2, 3, 4)], 1, {}, [], True),
+    ("ReduceFrontMean", [f32(2, 3, 4)], 1, dict(num_reduce_dim=2), [], True),
+    ("ReduceBackSum", [f32(2, 3, 4)], 1, {}, [], True),
+    ("ReduceBackMean", [f32(2, 3, 4)], 1, {}, [], True),
+    ("Reshape", [f32(2, 3, 4)], 2, dict(shape=[6, -1]), [], True),
+    ("Shape", [f32(2, 3, 4)], 1, {}, [], False),
+    ("Size", [f32(2, 3, 4)], 1, {}, [], False),
+    ("Flatten", [f32(2, 3, 4)], 1, {}, [], True),
+    ("FlattenToVec", [f32(2, 3, 4)], 1, {}, [], True),
+    ("ResizeLike", [f32(6, 4), f32(2, 3, 4)], 1, {}, [], False),
+    ("Squeeze", [f32(2, 1, 3)], 1, dict(dims=[1]), [], True),
+    ("ExpandDims", [f32(2, 3)], 1, dict(dims=[0]), [], True),
+    ("StopGradient", [f32(2, 3)], 1, {}, [], False),
+    ("Transpose", [f32(2, 3, 4)], 1, dict(axes=[2, 0, 1]), [], True),
+    ("NHWC2NCHW", [f32(2, 3, 4, 5)], 1, {}, [], True),
+    ("NCHW2NHWC", [f32(2, 3, 4, 5)], 1, {}, [], True),
+    ("Concat", [f32(2, 3), f32(2, 4)], 2, dict(axis=1), [], True),
+    ("DepthConcat", [f32(2, 3, 2, 2), f32(2, 1, 2, 2)], 2, {}, [], True),
+    ("Split", [f32(2, 7)], 2, dict(split=[3, 4], axis=1), [], True),
+    ("DepthSplit", [f32(2, 4, 3, 3)], 2, dict(split=[1, 3]), [], True),
+    ("Slice", [f32(4, 5)], 1, dict(starts=[1, 0], ends=[3, -1]), [], True),
+    ("Tile", [f32(2, 3)], 1, dict(tiles=2, axis=1), [], True),
+    ("Cast", [f32(3, 4) * 10], 1, dict(to=caffe2_pb2.TensorProto.INT32), [], False),
+    ("Gather", [f32(5, 3), np.array([4, 0, 2, 2], np.int32)], 1, {}, [], False),
+    ("ArgMax", [f32(3, 5)], 1, {}, [], False),
+    ("ArgMin", [f32(3, 5)], 1, dict(axis=0), [], False),
+    ("TopK", [f32(3, 5)], 2, dict(k=2), [], True),
+    ("OneHot", [np.array([0, 3, 1], np.int64), np.array(5, np.int64)], 1, {}, ["i1"], False),
+    ("Where", [R.rand(3, 4) > 0.5, f32(3, 4), f32(3, 4)], 1, {}, [], False),
+    ("MatMul", [f32(3, 4), f32(4, 5)], 1, {}, [], True),
+    ("BatchMatMul", [f32(2, 3, 4), f32(2, 4, 5)], 1, {}, [], True),
+    ("Adam", [f32(6), f32(6), pos(6), f32(6), np.array([0.01], np.float32),
+              np.array([3], np.int64)], 3, {}, ["i5"], False),
+    ("Adagrad", [f32(6), pos(6), f32(6), np.array([0.01], np.float32)], 2, {}, [], False),
+    ("RmsProp", [f32(6), pos(6), f32(6), np.array([0.01], np.float32)], 3, {}, [], False),
+    ("WeightedSumGradient", [f32(3, 2), f32(3, 2), np.array([0.5], np.float32), f32(3, 2),
+                             np.array([2.0], np.float32)], 2, {}, [], False),
+    ("InstanceNorm", [f32(2, 3, 4, 5), pos(3), f32(3)], 1, {}, [], True),
+    ("LayerNorm", [f32(3, 8)], 3, {}, [], True),
+    ("ChannelStats", [f32(2, 3, 4, 4)], 2, {}, [], False),
+    ("ChannelBackpropStats", [f32(2, 3, 4, 4), f32(3), pos(3), f32(2, 3, 4, 4)], 2, {}, [],
+     False),
+]
+
+GRADIENT_TYPES = {  # gradient ops the checks above run on the GPU
+    "SoftmaxWithLossGradient", "LabelCrossEntropyGradient", "AveragedLossGradient",
+    "CrossEntropyGradient", "SpatialSoftmaxWithLossGradient", "SquaredL2DistanceGradient",
+    "MeanGradient", "MaxGradient", "MinGradient", "ElementwiseLinearGradient", "PReluGradient",
+    "SumElementsGradient", "ReduceFrontSumGradient", "ReduceFrontMeanGradient",
+    "ReduceBackSumGradient", "ReduceBackMeanGradient", "SliceGradient", "TileGradient",
+    "InstanceNormGradient", "LayerNormGradient",
+}
+COVERED_OPS = [case[0] for case in CASES] + sorted(GRADIENT_TYPES) + ["Iter", "AtomicIter"]
+
+
+def _op(op_type, n_inputs, n_outputs, args):
+    return core.CreateOperator(op_type, ["i%d" % i for i in range(n_inputs)],
+                               ["o%d" % i for i in range(n_outputs)], **args)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_fallback_op_matches_cpu(case):
+    op_type, inputs, n_outputs, args, on_host, with_gradient = case
+    op = _op(op_type, len(inputs), n_outputs, args)
+    check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-5,
+                  input_device_options={name: CPU for name in on_host})
+    if with_gradient:
+        float_inputs = [i for i, x in enumerate(inputs) if x.dtype == np.float32]
+        assert float_inputs
+        check_gradient_cpu_gpu(op, inputs, rtol=1e-4, atol=1e-5)
+
+
+@gpu_semantics
+def test_fallback_outputs_live_on_the_gpu_and_in_place_stays_in_place():
+    x = f32(3, 4)
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("x", x, gpu())
+    workspace.RunOperatorOnce(core.CreateOperator("Pow", ["x"], ["x"], exponent=2.0,
+                                                  device_option=gpu()))
+    np.testing.assert_allclose(workspace.FetchBlob("x"), x ** 2, rtol=1e-6)
+    workspace.RunOperatorOnce(core.CreateOperator("Sqrt", ["x"], ["y"], device_option=gpu()))
+    np.testing.assert_allclose(workspace.FetchBlob("y"), np.abs(x), rtol=1e-5)
+
+
+def test_iter_keeps_its_counter_on_the_host():
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("it", np.array([5], np.int64))
+    workspace.RunOperatorOnce(core.CreateOperator("CreateMutex", [], ["mutex"]))
+    for _ in range(3):
+        workspace.RunOperatorOnce(core.CreateOperator("Iter", ["it"], ["it"], device_option=gpu()))
+    workspace.RunOperatorOnce(core.CreateOperator("AtomicIter", ["mutex", "it"], ["it"],
+                                                  device_option=gpu()))
+    np.testing.assert_array_equal(workspace.FetchBlob("it"), [9])

@@ -210,8 +210,8 @@ ImageInputOp::ImageInputOp(const OperatorDef& def, Workspace* ws)
     t.inv_std.push_back(1.0f / s);
   }
   output_type_ = ParseOutputType(*this);
-  nchw_ = device().type == kCUDA && GetSingleArgument<int>("use_gpu_transform", 0) != 0;
-  if (nchw_) {
+  gpu_transform_ = device().type == kCUDA && GetSingleArgument<int>("use_gpu_transform", 0) != 0;
+  if (gpu_transform_) {
     t.mirror_in_test = true;
     t.color_jitter = t.color_lighting = false;
   }
@@ -244,23 +244,17 @@ void ImageInputOp::DecodeItem(int i, uint32_t seed) {
   std::mt19937 rng(seed);
   const size_t item = static_cast<size_t>(transform_.crop) * transform_.crop * channels_;
   const int* box = record.has_box ? record.box : nullptr;
-  if (output_type_ == DataType::FLOAT && !nchw_) {
+  if (gpu_transform_) {
+    uint8_t* out = static_cast<uint8_t*>(data_.raw_mutable_data()) + i * item;
+    CropImageBytes(record.image, box, transform_, &rng, where, out);
+  } else if (output_type_ == DataType::FLOAT) {
     float* out = static_cast<float*>(data_.raw_mutable_data()) + i * item;
     TransformImage(record.image, box, transform_, &rng, where, out);
   } else {
     std::vector<float> hwc(item);
     TransformImage(record.image, box, transform_, &rng, where, hwc.data());
-    const size_t plane = item / channels_;
-    auto index = [&](size_t k) {  // position of HWC element k in the output layout
-      return nchw_ ? (k % channels_) * plane + k / channels_ : k;
-    };
-    if (output_type_ == DataType::FLOAT) {
-      float* out = static_cast<float*>(data_.raw_mutable_data()) + i * item;
-      for (size_t k = 0; k < item; ++k) out[index(k)] = hwc[k];
-    } else {
-      float16* out = static_cast<float16*>(data_.raw_mutable_data()) + i * item;
-      for (size_t k = 0; k < item; ++k) out[index(k)] = FloatToHalf(hwc[k]);
-    }
+    float16* out = static_cast<float16*>(data_.raw_mutable_data()) + i * item;
+    for (size_t k = 0; k < item; ++k) out[k] = FloatToHalf(hwc[k]);
   }
   record.image.release();
 }
@@ -275,12 +269,8 @@ void ImageInputOp::ReadInputs() {
 
 void ImageInputOp::Prefetch() {
   records_.resize(batch_size_);
-  if (nchw_) {
-    data_.Resize(batch_size_, channels_, transform_.crop, transform_.crop);
-  } else {
-    data_.Resize(batch_size_, transform_.crop, transform_.crop, channels_);
-  }
-  data_.raw_mutable_data(TypeMeta::FromDataType(output_type_));
+  data_.Resize(batch_size_, transform_.crop, transform_.crop, channels_);
+  data_.raw_mutable_data(TypeMeta::FromDataType(gpu_transform_ ? DataType::UINT8 : output_type_));
 
   std::vector<uint32_t> seeds(batch_size_);
   for (auto& seed : seeds) seed = rng_();
@@ -314,13 +304,16 @@ void ImageInputOp::FillLabelsAndExtras() {
 
 void ImageInputOp::CopyPrefetched() {
   Output(0)->CopyFrom(data_);
+  CopyLabelsAndExtras();
+}
+
+void ImageInputOp::CopyLabelsAndExtras() {
   Output(1)->CopyFrom(label_);
   for (size_t e = 0; e < extras_.size(); ++e) Output(2 + e)->CopyFrom(*extras_[e]);
 }
 
 REGISTER_CPU_OPERATOR(ImageInput, ImageInputOp);
-// Decoding stays on the host; CopyPrefetched copies the batch to the op's GPU.
-REGISTER_CUDA_OPERATOR(ImageInput, ImageInputOp);
+// The CUDA registration (with the GPU transform) is in image_input_op_gpu.cu.
 
 OPERATOR_SCHEMA(ImageInput)
     .NumInputs(0, 1)

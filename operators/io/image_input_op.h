@@ -12,9 +12,10 @@
 // Records: TensorProtos [image, label, (weights for label types 3 and 4), extras..., (box)] where the
 // image is STRING (an encoded file) or BYTE (raw HWC), or a caffe::Datum (encoded or raw CHW).
 // Every argument of the spec is honoured on the CPU (see the schema doc in the .cc for the list).
-// On a CUDA device the same batch is copied to the GPU; with use_gpu_transform=1 the data output is
-// NCHW (batch_size, C, crop, crop) in output_type, mirrored also in test mode and without colour
-// jitter or lighting, as upstream's GPU transform (the layout change is done by the decode threads).
+// On a CUDA device (CudaImageInputOp, image_input_op_gpu.cu) the same batch is copied to the GPU;
+// with use_gpu_transform=1 the decode threads only crop (and mirror, also in test mode, without
+// colour jitter or lighting, as upstream) into uint8 NHWC, and a kernel normalizes the bytes into
+// the data output, NCHW (batch_size, C, crop, crop) in output_type.
 // Randomness: each image gets its own generator seeded from the op's generator (seeded from the
 // DeviceOption's random_seed when set), so batches are reproducible whatever the thread timing.
 // Errors (corrupt record, wrong number of protos, undecodable image, image smaller than the crop,
@@ -34,7 +35,7 @@
 
 namespace caffe2 {
 
-class ImageInputOp final : public PrefetchOperator {
+class ImageInputOp : public PrefetchOperator {
  public:
   ImageInputOp(const OperatorDef& def, Workspace* ws);
   ~ImageInputOp() override;
@@ -43,6 +44,14 @@ class ImageInputOp final : public PrefetchOperator {
   void ReadInputs() override;
   void Prefetch() override;
   void CopyPrefetched() override;
+
+  // For the CUDA subclass: the prepared batch (uint8 NHWC bytes with the GPU transform), its
+  // labels and extras, and the normalization.
+  bool gpu_transform() const { return gpu_transform_; }
+  const Tensor& prefetched_data() const { return data_; }
+  void CopyLabelsAndExtras();
+  DataType output_type() const { return output_type_; }
+  const ImageTransformParams& transform() const { return transform_; }
 
  private:
   const db::DBReader& reader() const;
@@ -54,7 +63,7 @@ class ImageInputOp final : public PrefetchOperator {
   ImageRecordFormat format_;
   ImageTransformParams transform_;
   DataType output_type_ = DataType::FLOAT;
-  bool nchw_ = false;  // use_gpu_transform on a CUDA device
+  bool gpu_transform_ = false;  // use_gpu_transform on a CUDA device
   int channels_ = 3;
   std::unique_ptr<db::DBReader> owned_reader_;
   std::mt19937 rng_;

@@ -111,8 +111,8 @@ void ColorLighting(float stddev, std::mt19937* rng, float* px, int n) {
 
 }  // namespace
 
-void TransformImage(const cv::Mat& input, const int* box, const ImageTransformParams& p,
-                    std::mt19937* rng, const std::string& where, float* out) {
+CropWindow CropImage(const cv::Mat& input, const int* box, const ImageTransformParams& p,
+                     std::mt19937* rng, const std::string& where) {
   cv::Mat image = input;
   const int* b = box ? box : p.box;
   if (b[0] >= 0 && b[1] >= 0 && b[2] > 0 && b[3] > 0 && b[0] + b[2] <= image.rows &&
@@ -136,6 +136,17 @@ void TransformImage(const cv::Mat& input, const int* box, const ImageTransformPa
     y0 = (sized.rows - crop) / 2;
   }
   const bool flip = (train || p.mirror_in_test) && p.mirror && UniformInt(rng, 0, 1) == 1;
+  return CropWindow{sized, x0, y0, flip};
+}
+
+void TransformImage(const cv::Mat& input, const int* box, const ImageTransformParams& p,
+                    std::mt19937* rng, const std::string& where, float* out) {
+  const CropWindow window = CropImage(input, box, p, rng, where);
+  const cv::Mat& sized = window.sized;
+  const int x0 = window.x0, y0 = window.y0;
+  const bool flip = window.flip;
+  const bool train = !p.is_test;
+  const int crop = p.crop;
   const int channels = sized.channels();
   const int n = crop * crop;
   const bool augment = train && channels == 3 && (p.color_jitter || p.color_lighting);
@@ -168,6 +179,21 @@ void TransformImage(const cv::Mat& input, const int* box, const ImageTransformPa
     for (int c = 0; c < 3; ++c) {
       float& v = out[i * 3 + c];
       v = (v - p.mean[c]) * p.inv_std[c];
+    }
+  }
+}
+
+void CropImageBytes(const cv::Mat& input, const int* box, const ImageTransformParams& p,
+                    std::mt19937* rng, const std::string& where, uint8_t* out) {
+  const CropWindow window = CropImage(input, box, p, rng, where);
+  const int crop = p.crop;
+  const int channels = window.sized.channels();
+  for (int y = 0; y < crop; ++y) {
+    const uint8_t* row = window.sized.ptr<uint8_t>(window.y0 + y) + window.x0 * channels;
+    uint8_t* dst = out + static_cast<size_t>(y) * crop * channels;
+    for (int x = 0; x < crop; ++x) {
+      const uint8_t* src = row + (window.flip ? crop - 1 - x : x) * channels;
+      for (int c = 0; c < channels; ++c) dst[x * channels + c] = src[c];
     }
   }
 }

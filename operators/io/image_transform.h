@@ -37,4 +37,17 @@ struct ImageTransformParams {
 void TransformImage(const cv::Mat& image, const int* box, const ImageTransformParams& params,
                     std::mt19937* rng, const std::string& where, float* out);
 
+// The geometric part alone (box, resize, crop, mirror; no colour augmentation, no normalization):
+// crop * crop * channels bytes in HWC order, the input of the GPU transform. The same generator
+// draws give the same window as TransformImage.
+struct CropWindow {
+  cv::Mat sized;   // the resized image
+  int x0, y0;      // the crop's top-left corner in it
+  bool flip;       // mirrored horizontally
+};
+CropWindow CropImage(const cv::Mat& image, const int* box, const ImageTransformParams& params,
+                     std::mt19937* rng, const std::string& where);
+void CropImageBytes(const cv::Mat& image, const int* box, const ImageTransformParams& params,
+                    std::mt19937* rng, const std::string& where, uint8_t* out);
+
 }  // namespace caffe2

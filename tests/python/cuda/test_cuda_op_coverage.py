@@ -14,7 +14,7 @@ HERE = pathlib.Path(__file__).parent
 # CPU-vs-GPU comparison means nothing; their own tests live beside their CPU tests.
 HOST_SIDE_OPS = {
     "Checkpoint", "CreateDB", "DBReaderSkip", "Load", "Save",  # files and DB readers
-    "TensorProtosDBInput", "ImageInput",  # read on the host, copy the batch (tests/python/io)
+    "TensorProtosDBInput",  # reads on the host, copies the batch (tests/python/io)
     "FileStoreHandlerCreate", "RedisStoreHandlerCreate",  # rendezvous stores
     # Gloo communicator types without an engine only say "give it engine='GLOO'"
     "Allgather", "Allreduce", "Barrier", "Broadcast", "CloneCommonWorld", "CreateCommonWorld",

@@ -429,35 +429,7 @@ def test_bad_arguments(args, match):
                                                       **kwargs))
 
 
-# ---- on a GPU ----
-
-def _num_gpus():
-    try:
-        return workspace.NumCudaDevices()
-    except Exception:
-        return 0
-
-
-@pytest.mark.skipif(_num_gpus() == 0, reason="no GPU")
-@pytest.mark.parametrize("gpu_transform,output_type", [(0, "float"), (1, "float"), (1, "float16")])
-def test_cuda_op_matches_the_cpu_op(tmp_path, gpu_transform, output_type):
-    rng = np.random.RandomState(15)
-    images = [random_image(rng, h, w) for h, w in SIZES]
-    path = write_db(tmp_path, png_records(images))
-    args = dict(scale=32, crop=28, is_test=1, mean=128.0, std=64.0)
-    cpu, cpu_label = run_image_input(path, 6, **args)
-    workspace.ResetWorkspace()
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
-                                                  db_type="lmdb"))
-    gpu = caffe2_pb2.DeviceOption(device_type=1, device_id=0)
-    workspace.RunOperatorOnce(core.CreateOperator(
-        "ImageInput", ["reader"], ["data", "label"], batch_size=6, device_option=gpu,
-        use_gpu_transform=gpu_transform, output_type=output_type, **args))
-    data, label = workspace.FetchBlob("data"), workspace.FetchBlob("label")
-    if gpu_transform:
-        data = data.transpose(0, 2, 3, 1)
-    np.testing.assert_allclose(data.astype(np.float32), cpu, atol=0.01)
-    np.testing.assert_array_equal(label, cpu_label)
+# The CUDA op (with and without the GPU transform) is checked in tests/python/cuda.
 
 
 def test_shape_inference_matches_the_outputs(tmp_path):

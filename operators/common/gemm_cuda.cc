@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "core/cuda/cuda_check.h"
-#include "core/tensor.h"
 
 namespace caffe2 {
 namespace {
@@ -17,46 +16,50 @@ int Int(int64_t v, const char* what) {
 
 cublasOperation_t Op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
+cudaDataType_t CudaType(DataType type) {
+  C2_ENFORCE(type == DataType::FLOAT || type == DataType::FLOAT16,
+             "cuBLAS GEMMs take float or float16 tensors, got ", TypeMeta::FromDataType(type).name);
+  return type == DataType::FLOAT ? CUDA_R_32F : CUDA_R_16F;
+}
+
 }  // namespace
 
-void CudaSgemm(CUDAContext* context, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-               float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-               float* C, int64_t ldc) {
+void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, int64_t M,
+              int64_t N, int64_t K, float alpha, const void* A, int64_t lda, const void* B,
+              int64_t ldb, float beta, void* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
-  C2_CUBLAS_CHECK(cublasSgemm(context->cublas_handle(), Op(trans_b), Op(trans_a), Int(N, "N"),
-                              Int(M, "M"), Int(K, "K"), &alpha, B, Int(ldb, "ldb"), A,
-                              Int(lda, "lda"), &beta, C, Int(ldc, "ldc")));
+  const cudaDataType_t t = CudaType(type);
+  C2_CUBLAS_CHECK(cublasGemmEx(context->cublas_handle(), Op(trans_b), Op(trans_a), Int(N, "N"),
+                               Int(M, "M"), Int(K, "K"), &alpha, B, t, Int(ldb, "ldb"), A, t,
+                               Int(lda, "lda"), &beta, C, t, Int(ldc, "ldc"), CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT));
 }
 
-void CudaSgemmStridedBatched(CUDAContext* context, bool trans_a, bool trans_b, int64_t M,
-                             int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-                             int64_t stride_a, const float* B, int64_t ldb, int64_t stride_b,
-                             float beta, float* C, int64_t ldc, int64_t stride_c, int64_t batch) {
+void CudaGemmStridedBatched(CUDAContext* context, DataType type, bool trans_a, bool trans_b,
+                            int64_t M, int64_t N, int64_t K, float alpha, const void* A,
+                            int64_t lda, int64_t stride_a, const void* B, int64_t ldb,
+                            int64_t stride_b, float beta, void* C, int64_t ldc, int64_t stride_c,
+                            int64_t batch) {
   if (M == 0 || N == 0 || batch == 0) return;
-  C2_CUBLAS_CHECK(cublasSgemmStridedBatched(
+  const cudaDataType_t t = CudaType(type);
+  C2_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
       context->cublas_handle(), Op(trans_b), Op(trans_a), Int(N, "N"), Int(M, "M"), Int(K, "K"),
-      &alpha, B, Int(ldb, "ldb"), stride_b, A, Int(lda, "lda"), stride_a, &beta, C,
-      Int(ldc, "ldc"), stride_c, Int(batch, "batch")));
+      &alpha, B, t, Int(ldb, "ldb"), stride_b, A, t, Int(lda, "lda"), stride_a, &beta, C, t,
+      Int(ldc, "ldc"), stride_c, Int(batch, "batch"), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-void CudaSgemv(CUDAContext* context, bool trans, int64_t M, int64_t N, float alpha, const float* A,
-               const float* x, float beta, float* y) {
-  if (M == 0 || N == 0) return;
-  // Row-major A (M x N) is column-major A^T (N x M): op(A) x = (A^T)^T x, so flip `trans`.
-  C2_CUBLAS_CHECK(cublasSgemv(context->cublas_handle(), trans ? CUBLAS_OP_N : CUBLAS_OP_T,
-                              Int(N, "N"), Int(M, "M"), &alpha, A, Int(N, "lda"), x, 1, &beta, y,
-                              1));
-}
-
-const float* CudaOnes(CUDAContext* context, int64_t n, Tensor* cache) {
-  if (cache->numel() < n || cache->device() != context->device()) {
+const void* CudaOnes(CUDAContext* context, DataType type, int64_t n, Tensor* cache) {
+  if (cache->numel() < n || cache->dtype() != type || cache->device() != context->device()) {
     Tensor host(std::vector<int64_t>{n}, Device{kCPU, 0});
-    std::vector<float> ones(n, 1.f);
-    std::copy(ones.begin(), ones.end(), host.mutable_data<float>());
+    if (type == DataType::FLOAT16) {
+      std::fill_n(host.mutable_data<float16>(), n, FloatToHalf(1.f));
+    } else {
+      std::fill_n(host.mutable_data<float>(), n, 1.f);
+    }
     cache->SetDevice(context->device());
     cache->CopyFrom(host);
   }
-  return cache->data<float>();
+  return cache->raw_data();
 }
 
 }  // namespace caffe2

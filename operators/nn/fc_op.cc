@@ -14,6 +14,11 @@
 namespace caffe2 {
 namespace {
 
+void CheckFloat(const Tensor& X, const Tensor& W) {
+  C2_ENFORCE(X.IsType<float>() && W.IsType<float>(), "FC supports float tensors, got X ",
+             X.meta().name, " and W ", W.meta().name);
+}
+
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor>;
 using Map = Eigen::Map<RowMajor>;
@@ -30,6 +35,7 @@ class FCOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& b = Input(2);
+    CheckFloat(X, W);
     FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(b.numel() == s.N && b.IsType<float>(), "b ", Tensor::DimsString(b.dims()),
                " must hold ", s.N, " floats");
@@ -59,6 +65,7 @@ class FCGradientOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& dY = Input(2);
+    CheckFloat(X, W);
     FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
                s.M, " x ", s.N, " values");

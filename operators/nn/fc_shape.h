@@ -10,6 +10,7 @@ struct FCShape {
   int64_t M, K, N;
 };
 
+// The element types are the caller's to check (the CPU takes float, CUDA float and float16).
 inline FCShape CheckFCShapes(const Tensor& X, const Tensor& W, int axis, int axis_w, bool transposed) {
   const int ax = axis < 0 ? axis + X.ndim() : axis;
   const int axw = axis_w < 0 ? axis_w + W.ndim() : axis_w;
@@ -20,8 +21,6 @@ inline FCShape CheckFCShapes(const Tensor& X, const Tensor& W, int axis, int axi
   FCShape s{X.size_to_dim(ax), X.size_from_dim(ax), transposed ? W.size_from_dim(axw) : W.size_to_dim(axw)};
   C2_ENFORCE(w_k == s.K, "X ", Tensor::DimsString(X.dims()), " has ", s.K,
              " features per row but W ", Tensor::DimsString(W.dims()), " expects ", w_k);
-  C2_ENFORCE(X.IsType<float>() && W.IsType<float>(), "FC supports float tensors, got X ",
-             X.meta().name, " and W ", W.meta().name);
   return s;
 }
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from caffe2.proto import caffe2_pb2
-from caffe2.python import core
+from caffe2.python import core, workspace
 
-from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 COVERED_OPS = [
     "MomentumSGD", "MomentumSGDUpdate", "FP32MomentumSGDUpdate", "FP16MomentumSGDUpdate",
@@ -87,3 +87,28 @@ def test_float_half_round_trip():
     assert out[0].dtype == np.float16
     np.testing.assert_array_equal(out[0], x.astype(np.float16))
     check_cpu_gpu(core.CreateOperator("HalfToFloat", ["h"], ["y"]), [out[0]], rtol=0, atol=0)
+
+
+@gpu_semantics
+def test_float16_fc_and_gradient_match_numpy():
+    """The CPU FC takes float only: float16 on the GPU is checked against numpy."""
+    rng = np.random.RandomState(6)
+    x = rng.randn(8, 16).astype(np.float16)
+    w = (rng.randn(5, 16) * 0.2).astype(np.float16)
+    b = rng.randn(5).astype(np.float16)
+    dy = rng.randn(8, 5).astype(np.float16)
+    workspace.ResetWorkspace()
+    for name, value in (("x", x), ("w", w), ("b", b), ("dy", dy)):
+        workspace.FeedBlob(name, value, gpu())
+    workspace.RunOperatorOnce(core.CreateOperator("FC", ["x", "w", "b"], ["y"],
+                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(core.CreateOperator("FCGradient", ["x", "w", "dy"],
+                                                  ["dw", "db", "dx"], device_option=gpu()))
+    x32, w32, dy32 = (v.astype(np.float32) for v in (x, w, dy))
+    expected = {"y": x32 @ w32.T + b.astype(np.float32), "dw": dy32.T @ x32,
+                "db": dy32.sum(axis=0), "dx": dy32 @ w32}
+    for name, value in expected.items():
+        out = workspace.FetchBlob(name)
+        assert out.dtype == np.float16, name
+        np.testing.assert_allclose(out.astype(np.float32), value, rtol=1e-2, atol=2e-2,
+                                   err_msg=name)

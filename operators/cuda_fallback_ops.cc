@@ -7,7 +7,8 @@
 
 namespace caffe2 {
 
-// Learning-rate schedule and metrics: a handful of scalars per step.
+// Learning-rate schedule, metrics and printing: a handful of scalars per step.
+REGISTER_CUDA_OPERATOR(Print, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Accuracy, GPUFallbackOp);
 
@@ -83,10 +84,34 @@ REGISTER_CUDA_OPERATOR(ArgMin, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(TopK, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(OneHot, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Where, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(TopKGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseToDense, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LengthsRangeFill, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(UniqueUniformFill, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(MatMul, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(BatchMatMul, GPUFallbackOp);
 
-// Optimizers other than momentum SGD, and WeightedSum's gradient.
+// Segment reductions (embeddings) and their gradients.
+REGISTER_CUDA_OPERATOR(LengthsSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LengthsMean, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LengthsWeightedSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseLengthsSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseLengthsMean, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseLengthsWeightedSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LengthsIndicesInGradientSumGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LengthsMeanGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LengthsWeightedSumGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientSumGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientMeanGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientWeightedSumGradient, GPUFallbackOp);
+
+// Optimizers other than momentum SGD (dense and sparse), and WeightedSum's gradient.
+REGISTER_CUDA_OPERATOR(SparseMomentumSGDUpdate, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ScatterWeightedSum, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseAdagrad, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(RowWiseSparseAdagrad, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(SparseAdam, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(RowWiseSparseAdam, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Adam, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Adagrad, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(RmsProp, GPUFallbackOp);

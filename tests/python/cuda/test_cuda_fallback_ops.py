@@ -32,7 +32,8 @@ def probs(n, d):
 
 
 INT64 = caffe2_pb2.TensorProto.INT64
-# (op type, inputs, outputs, args, input names kept on the host, check gradient)
+# (op type, inputs, outputs (a count, or names for in-place ops), args, input names kept on the
+# host, check gradient)
 CASES = [
     ("LearningRate", [np.array([25], np.int64)], 1,
      dict(base_lr=0.1, policy="step", stepsize=10, gamma=0.5), ["i0"], False),
@@ -85,6 +86,46 @@ CASES = [
     ("TopK", [f32(3, 5)], 2, dict(k=2), [], True),
     ("OneHot", [np.array([0, 3, 1], np.int64), np.array(5, np.int64)], 1, {}, ["i1"], False),
     ("Where", [R.rand(3, 4) > 0.5, f32(3, 4), f32(3, 4)], 1, {}, [], False),
+    ("TopKGradient", [f32(3, 2), np.array([[0, 4], [1, 2], [3, 3]], np.int64), f32(3, 5)], 1, {},
+     [], False),
+    ("SparseToDense", [np.array([0, 3, 3], np.int32), f32(3, 2)], 1, {}, [], False),
+    ("LengthsRangeFill", [np.array([2, 0, 3], np.int32)], 1, {}, [], False),
+    ("LengthsSum", [f32(5, 3), np.array([2, 0, 3], np.int32)], 1, {}, [], True),
+    ("LengthsMean", [f32(5, 3), np.array([2, 0, 3], np.int32)], 1, {}, [], True),
+    ("LengthsWeightedSum", [f32(5, 3), f32(5), np.array([2, 0, 3], np.int32)], 1, {}, [], False),
+    ("SparseLengthsSum", [f32(6, 3), np.array([5, 0, 2, 2], np.int64),
+                          np.array([1, 3], np.int32)], 1, {}, [], False),
+    ("SparseLengthsMean", [f32(6, 3), np.array([5, 0, 2, 2], np.int64),
+                           np.array([1, 3], np.int32)], 1, {}, [], False),
+    ("SparseLengthsWeightedSum", [f32(6, 3), f32(4), np.array([5, 0, 2, 2], np.int64),
+                                  np.array([1, 3], np.int32)], 1, {}, [], False),
+    ("LengthsWeightedSumGradient", [f32(3, 3), f32(5), np.array([2, 0, 3], np.int32)], 1, {},
+     [], False),
+    ("SparseLengthsIndicesInGradientSumGradient", [f32(2, 3), np.array([1, 3], np.int32),
+                                                   np.array([5, 0, 2, 2], np.int64)], 1, {},
+     [], False),
+    ("SparseLengthsIndicesInGradientMeanGradient", [f32(2, 3), np.array([1, 3], np.int32),
+                                                    np.array([5, 0, 2, 2], np.int64)], 1, {},
+     [], False),
+    ("SparseLengthsIndicesInGradientWeightedSumGradient",
+     [f32(2, 3), f32(4), np.array([1, 3], np.int32), np.array([5, 0, 2, 2], np.int64)], 1, {},
+     [], False),
+    ("SparseMomentumSGDUpdate", [f32(2, 3), f32(6, 3), np.array([0.1], np.float32), f32(6, 3),
+                                 np.array([4, 1], np.int64)], ["o0", "i1", "i3"], dict(momentum=0.9), [],
+     False),
+    ("ScatterWeightedSum", [f32(6, 3), np.array([0.5], np.float32), np.array([4, 1], np.int64),
+                            f32(2, 3), np.array([2.0], np.float32)], ["i0"], {}, [], False),
+    ("SparseAdagrad", [f32(6, 3), pos(6, 3), np.array([4, 1], np.int64), f32(2, 3),
+                       np.array([0.1], np.float32)], ["i0", "i1"], {}, [], False),
+    ("RowWiseSparseAdagrad", [f32(6, 3), pos(6), np.array([4, 1], np.int64), f32(2, 3),
+                              np.array([0.1], np.float32)], ["i0", "i1"], {}, [], False),
+    ("SparseAdam", [f32(6, 3), f32(6, 3), pos(6, 3), np.array([4, 1], np.int64), f32(2, 3),
+                    np.array([0.01], np.float32), np.array([3], np.int64)],
+                    ["i0", "i1", "i2"], {}, ["i6"],
+     False),
+    ("RowWiseSparseAdam", [f32(6, 3), f32(6, 3), pos(6), np.array([4, 1], np.int64), f32(2, 3),
+                           np.array([0.01], np.float32), np.array([3], np.int64)], ["i0", "i1", "i2"], {},
+     ["i6"], False),
     ("MatMul", [f32(3, 4), f32(4, 5)], 1, {}, [], True),
     ("BatchMatMul", [f32(2, 3, 4), f32(2, 4, 5)], 1, {}, [], True),
     ("Adam", [f32(6), f32(6), pos(6), f32(6), np.array([0.01], np.float32),
@@ -106,14 +147,17 @@ GRADIENT_TYPES = {  # gradient ops the checks above run on the GPU
     "MeanGradient", "MaxGradient", "MinGradient", "ElementwiseLinearGradient", "PReluGradient",
     "SumElementsGradient", "ReduceFrontSumGradient", "ReduceFrontMeanGradient",
     "ReduceBackSumGradient", "ReduceBackMeanGradient", "SliceGradient", "TileGradient",
-    "InstanceNormGradient", "LayerNormGradient",
+    "InstanceNormGradient", "LayerNormGradient", "LengthsIndicesInGradientSumGradient",
+    "LengthsMeanGradient",
 }
-COVERED_OPS = [case[0] for case in CASES] + sorted(GRADIENT_TYPES) + ["Iter", "AtomicIter"]
+COVERED_OPS = ([case[0] for case in CASES] + sorted(GRADIENT_TYPES) +
+               ["Iter", "AtomicIter", "UniqueUniformFill", "Print"])
 
 
-def _op(op_type, n_inputs, n_outputs, args):
-    return core.CreateOperator(op_type, ["i%d" % i for i in range(n_inputs)],
-                               ["o%d" % i for i in range(n_outputs)], **args)
+def _op(op_type, n_inputs, outputs, args):
+    if isinstance(outputs, int):
+        outputs = ["o%d" % i for i in range(outputs)]
+    return core.CreateOperator(op_type, ["i%d" % i for i in range(n_inputs)], outputs, **args)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
@@ -138,6 +182,16 @@ def test_fallback_outputs_live_on_the_gpu_and_in_place_stays_in_place():
     np.testing.assert_allclose(workspace.FetchBlob("x"), x ** 2, rtol=1e-6)
     workspace.RunOperatorOnce(core.CreateOperator("Sqrt", ["x"], ["y"], device_option=gpu()))
     np.testing.assert_allclose(workspace.FetchBlob("y"), np.abs(x), rtol=1e-5)
+
+
+def test_unique_uniform_fill_and_print():
+    op = core.CreateOperator("UniqueUniformFill", [], ["u"], min=0, max=20, shape=[10],
+                             dtype=caffe2_pb2.TensorProto.INT32, device_option=gpu())
+    workspace.ResetWorkspace()
+    workspace.RunOperatorOnce(op)
+    u = workspace.FetchBlob("u")
+    assert len(set(u.tolist())) == 10 and u.min() >= 0 and u.max() <= 20
+    workspace.RunOperatorOnce(core.CreateOperator("Print", ["u"], [], device_option=gpu()))
 
 
 def test_iter_keeps_its_counter_on_the_host():

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/cuda/gpu_fallback_op.h"
+#include "core/logging.h"
 
 namespace caffe2 {
 namespace {
@@ -101,19 +102,33 @@ CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search se
   C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, RequestedMath()));
   std::vector<Perf> perf(std::max(max_count, 1));
   int returned = 0;
-  search(static_cast<int>(perf.size()), &returned, perf.data());
+  const cudnnStatus_t status = search(static_cast<int>(perf.size()), &returned, perf.data());
+  bool any_supported = false;
   std::ostringstream offered;
-  for (int i = 0; i < returned; ++i) {
-    const Perf& p = perf[i];
-    offered << " [algo " << static_cast<int>(p.algo) << " status " << cudnnGetErrorString(p.status) << " math "
-            << MathName(p.mathType) << " memory " << p.memory << "]";
-    if (p.status != CUDNN_STATUS_SUCCESS) continue;
-    if (deterministic_ && p.determinism != CUDNN_DETERMINISTIC) continue;
-    if (!MathAllowed(p.mathType)) continue;
-    C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, p.mathType));
-    size_t bytes = 0;
-    if (workspace_size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > ws_limit_) continue;
-    return CudnnConvAlgo{static_cast<int>(p.algo), p.mathType, bytes};
+  if (status == CUDNN_STATUS_SUCCESS) {
+    for (int i = 0; i < returned; ++i) {
+      const Perf& p = perf[i];
+      offered << " [algo " << static_cast<int>(p.algo) << " status " << cudnnGetErrorString(p.status) << " math "
+              << MathName(p.mathType) << " memory " << p.memory << "]";
+      if (p.status != CUDNN_STATUS_SUCCESS) continue;
+      any_supported = true;
+      if (deterministic_ && p.determinism != CUDNN_DETERMINISTIC) continue;
+      if (!MathAllowed(p.mathType)) continue;
+      C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, p.mathType));
+      size_t bytes = 0;
+      if (workspace_size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > ws_limit_) continue;
+      return CudnnConvAlgo{static_cast<int>(p.algo), p.mathType, bytes, true};
+    }
+  } else {
+    C2_ENFORCE(status == CUDNN_STATUS_NOT_SUPPORTED, "cuDNN's ", pass, " algorithm search failed: ",
+               cudnnGetErrorString(status), " (", static_cast<int>(status), ") for key ", Tensor::DimsString(key_));
+  }
+  if (!any_supported) {
+    C2_LOG(Warning) << "[" << type() << "] cuDNN supports no " << pass << " algorithm for key "
+                    << Tensor::DimsString(key_) << " (element type, X dims, -1, filter dims); running the CPU kernel";
+    CudnnConvAlgo none;
+    none.supported = false;
+    return none;
   }
   C2_THROW("cuDNN found no ", pass, " algorithm within ws_nbytes_limit=", ws_limit_,
            deterministic_ ? " (deterministic only)" : "", " for key ", Tensor::DimsString(key_),
@@ -128,16 +143,17 @@ CudnnConvAlgo CudnnConvOpBase::ForwardAlgo(const void* x, const void* w, void* y
   C2_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count));
   auto search = [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
     if (exhaustive_search_) {
-      C2_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, x_desc_, x, w_desc_, w, conv_desc_, y_desc_, y, n,
-                                                            returned, perf, WorkspaceBuffer(ws_limit_), ws_limit_));
-    } else {
-      C2_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, x_desc_, w_desc_, conv_desc_, y_desc_, n, returned, perf));
+      return cudnnFindConvolutionForwardAlgorithmEx(h, x_desc_, x, w_desc_, w, conv_desc_, y_desc_, y, n, returned,
+                                                    perf, WorkspaceBuffer(ws_limit_), ws_limit_);
     }
+    return cudnnGetConvolutionForwardAlgorithm_v7(h, x_desc_, w_desc_, conv_desc_, y_desc_, n, returned, perf);
   };
   auto size = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
     return cudnnGetConvolutionForwardWorkspaceSize(h, x_desc_, w_desc_, conv_desc_, y_desc_, algo, bytes);
   };
-  return forward_[key_] = Choose<cudnnConvolutionFwdAlgoPerf_t>("forward", max_count, search, size);
+  const CudnnConvAlgo chosen = Choose<cudnnConvolutionFwdAlgoPerf_t>("forward", max_count, search, size);
+  forward_.emplace(key_, chosen);
+  return chosen;
 }
 
 CudnnConvAlgo CudnnConvOpBase::BackwardDataAlgo(const void* w, const void* dy, void* dx) {
@@ -148,19 +164,17 @@ CudnnConvAlgo CudnnConvOpBase::BackwardDataAlgo(const void* w, const void* dy, v
   C2_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
   auto search = [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
     if (exhaustive_search_) {
-      C2_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, w_desc_, w, y_desc_, dy, conv_desc_, x_desc_, dx,
-                                                                 n, returned, perf, WorkspaceBuffer(ws_limit_),
-                                                                 ws_limit_));
-    } else {
-      C2_CUDNN_CHECK(
-          cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_desc_, y_desc_, conv_desc_, x_desc_, n, returned, perf));
+      return cudnnFindConvolutionBackwardDataAlgorithmEx(h, w_desc_, w, y_desc_, dy, conv_desc_, x_desc_, dx, n,
+                                                         returned, perf, WorkspaceBuffer(ws_limit_), ws_limit_);
     }
+    return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_desc_, y_desc_, conv_desc_, x_desc_, n, returned, perf);
   };
   auto size = [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
     return cudnnGetConvolutionBackwardDataWorkspaceSize(h, w_desc_, y_desc_, conv_desc_, x_desc_, algo, bytes);
   };
-  return backward_data_[key_] =
-             Choose<cudnnConvolutionBwdDataAlgoPerf_t>("backward data", max_count, search, size);
+  const CudnnConvAlgo chosen = Choose<cudnnConvolutionBwdDataAlgoPerf_t>("backward data", max_count, search, size);
+  backward_data_.emplace(key_, chosen);
+  return chosen;
 }
 
 CudnnConvAlgo CudnnConvOpBase::BackwardFilterAlgo(const void* x, const void* dy, void* dw) {
@@ -171,19 +185,18 @@ CudnnConvAlgo CudnnConvOpBase::BackwardFilterAlgo(const void* x, const void* dy,
   C2_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max_count));
   auto search = [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
     if (exhaustive_search_) {
-      C2_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x_desc_, x, y_desc_, dy, conv_desc_, w_desc_,
-                                                                   dw, n, returned, perf,
-                                                                   WorkspaceBuffer(ws_limit_), ws_limit_));
-    } else {
-      C2_CUDNN_CHECK(
-          cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_desc_, y_desc_, conv_desc_, w_desc_, n, returned, perf));
+      return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x_desc_, x, y_desc_, dy, conv_desc_, w_desc_, dw, n,
+                                                           returned, perf, WorkspaceBuffer(ws_limit_), ws_limit_);
     }
+    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_desc_, y_desc_, conv_desc_, w_desc_, n, returned, perf);
   };
   auto size = [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
     return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, x_desc_, y_desc_, conv_desc_, w_desc_, algo, bytes);
   };
-  return backward_filter_[key_] =
-             Choose<cudnnConvolutionBwdFilterAlgoPerf_t>("backward filter", max_count, search, size);
+  const CudnnConvAlgo chosen =
+      Choose<cudnnConvolutionBwdFilterAlgoPerf_t>("backward filter", max_count, search, size);
+  backward_filter_.emplace(key_, chosen);
+  return chosen;
 }
 
 bool CudnnConvOp::RunOnDevice() {
@@ -207,6 +220,7 @@ bool CudnnConvOp::RunOnDevice() {
   if (Y->numel() == 0) return true;
   SetDescriptors(s, type, X, W);
   const CudnnConvAlgo algo = ForwardAlgo(X.raw_data(), W.raw_data(), y);
+  if (!algo.supported) return RunFallback();
   cudnnHandle_t h = context_.cudnn_handle();
   const float one = 1.f, zero = 0.f;
   C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, algo.math));
@@ -267,6 +281,7 @@ bool CudnnConvGradientOp::RunOnDevice() {
   SetDescriptors(s, type, X, W);
   const CudnnConvAlgo filter_algo = BackwardFilterAlgo(X.raw_data(), dY.raw_data(), dw);
   const CudnnConvAlgo data_algo = dx ? BackwardDataAlgo(W.raw_data(), dY.raw_data(), dx) : CudnnConvAlgo{};
+  if (!filter_algo.supported || !data_algo.supported) return RunFallback();
   // One buffer for both passes, sized before either runs.
   void* ws = WorkspaceBuffer(std::max(filter_algo.workspace, data_algo.workspace));
   cudnnHandle_t h = context_.cudnn_handle();

@@ -20,6 +20,9 @@
 // cuDNN pads both sides of a dim alike: a geometry whose pads differ (SAME with an odd pad, explicit
 // pads) runs on cuDNN when padding by pad_head on both sides gives the same output
 // (ConvPoolGeometry::FitsSymmetricPads), else on the CPU kernel through GPUFallbackOp (float only).
+// A case for which cuDNN reports no supported algorithm (e.g. a layout its legacy API lacks) also runs
+// on the CPU kernel, with a warning; algorithms that exist but exceed ws_nbytes_limit (or are not
+// deterministic when asked) are an error naming the limit.
 #pragma once
 
 #include <cstddef>
@@ -34,11 +37,13 @@
 
 namespace caffe2 {
 
-// One chosen algorithm: its enum value, the math type to run it with and its workspace size.
+// One chosen algorithm: its enum value, the math type to run it with and its workspace size; or
+// supported = false when cuDNN has no algorithm at all for the case (the op then runs the CPU kernel).
 struct CudnnConvAlgo {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
   size_t workspace = 0;
+  bool supported = true;
 };
 
 class CudnnConvOpBase : public Operator<CUDAContext> {

@@ -153,23 +153,24 @@ def cpu_conv(x, w, b, **args):
 @pytest.mark.parametrize("order", ["NCHW", "NHWC"])
 def test_float16_conv_matches_the_float_conv_of_the_same_values(float16_compute, order):
     rng = np.random.RandomState(5)
-    x = rng.uniform(-1, 1, (2, 4, 6, 6) if order == "NCHW" else (2, 6, 6, 4)).astype(np.float16)
-    w = rng.uniform(-1, 1, (8, 4, 3, 3) if order == "NCHW" else (8, 3, 3, 4)).astype(np.float16)
+    # Channel counts a multiple of 8, which cuDNN's fp16 NHWC kernels want.
+    x = rng.uniform(-1, 1, (2, 8, 6, 6) if order == "NCHW" else (2, 6, 6, 8)).astype(np.float16)
+    w = rng.uniform(-1, 1, (8, 8, 3, 3) if order == "NCHW" else (8, 3, 3, 8)).astype(np.float16)
     b = rng.uniform(-1, 1, 8).astype(np.float16)
     args = dict(kernel=3, pad=1, order=order)
     expected = cpu_conv(x.astype(np.float32), w.astype(np.float32), b.astype(np.float32), **args)
     y, = run_on_gpu(core.CreateOperator("Conv", ["X", "W", "b"], ["Y"], engine="CUDNN",
                                         float16_compute=float16_compute, **args), [x, w, b])
     assert y.dtype == np.float16
-    # 36 products of values in [-1, 1]: fp16 storage of Y (and fp16 accumulation) round at ~1e-2.
-    np.testing.assert_allclose(y.astype(np.float32), expected, rtol=2e-2, atol=3e-2)
+    # 72 products of values in [-1, 1]: fp16 storage of Y (and fp16 accumulation) round at ~1e-2.
+    np.testing.assert_allclose(y.astype(np.float32), expected, rtol=2e-2, atol=5e-2)
 
 
 def test_float16_gradient_matches_the_float_gradient():
     rng = np.random.RandomState(6)
-    x = rng.uniform(-1, 1, (2, 3, 5, 5)).astype(np.float16)
-    w = rng.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float16)
-    dy = rng.uniform(-1, 1, (2, 4, 3, 3)).astype(np.float16)
+    x = rng.uniform(-1, 1, (2, 8, 5, 5)).astype(np.float16)
+    w = rng.uniform(-1, 1, (8, 8, 3, 3)).astype(np.float16)
+    dy = rng.uniform(-1, 1, (2, 8, 3, 3)).astype(np.float16)
     op = core.CreateOperator("ConvGradient", ["X", "W", "dY"], ["dW", "db", "dX"], kernel=3, engine="CUDNN")
     gpu_out = run_on_gpu(op, [x, w, dy])
     workspace.ResetWorkspace()
@@ -179,8 +180,9 @@ def test_float16_gradient_matches_the_float_gradient():
     workspace.RunOperatorOnce(cpu_op)
     for i, name in enumerate(op.output):
         assert gpu_out[i].dtype == np.float16
+        # dW and db sum 18 products per image pair, dX 72: fp16 outputs round at ~1e-2 relative.
         np.testing.assert_allclose(gpu_out[i].astype(np.float32), workspace.FetchBlob(name),
-                                   rtol=2e-2, atol=5e-2, err_msg=name)
+                                   rtol=2e-2, atol=8e-2, err_msg=name)
 
 
 def test_allow_tf32_stays_close_to_fp32():

@@ -16,28 +16,8 @@
 #include "operators/nn/im2col.h"
 
 namespace caffe2 {
-namespace {
 
-// The engine that always runs the im2col + GEMM path, never oneDNN's convolution primitives (the
-// default engine picks per case).
-const char kEigenEngine[] = "EIGEN";
-
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMajor>;
-using Map = Eigen::Map<RowMajor>;
-using ConstVec = Eigen::Map<const Eigen::VectorXf>;
-using Vec = Eigen::Map<Eigen::VectorXf>;
-
-// Everything a kernel needs: the geometry plus the channel bookkeeping. Per image, X is C x I
-// (or I x C), Y is M x P (or P x M); a group's filter is Mg x (Cg * K).
-struct ConvShape {
-  ConvPoolGeometry g;
-  int64_t N, C, M, group, Cg, Mg, K, I, P;
-  int64_t CgK() const { return Cg * K; }
-  double Flops() const { return 2.0 * N * M * P * Cg * K; }
-};
-
-ConvShape CheckShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
   ConvShape s;
   s.g = args.Resolve(x);
   const int n = s.g.spatial_dims();
@@ -65,6 +45,18 @@ ConvShape CheckShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x, c
   s.P = s.g.out_image_size();
   return s;
 }
+
+namespace {
+
+// The engine that always runs the im2col + GEMM path, never oneDNN's convolution primitives (the
+// default engine picks per case).
+const char kEigenEngine[] = "EIGEN";
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<const RowMajor>;
+using Map = Eigen::Map<RowMajor>;
+using ConstVec = Eigen::Map<const Eigen::VectorXf>;
+using Vec = Eigen::Map<Eigen::VectorXf>;
 
 void CheckFloat(const Tensor& t, const char* name) {
   C2_ENFORCE(t.IsType<float>(), name, " must be a float tensor, got ", t.meta().name, " ",
@@ -336,7 +328,7 @@ bool ConvOp::RunOnDevice() {
   const Tensor& W = Input(1);
   CheckFloat(X, "X");
   CheckFloat(W, "filter");
-  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
+  const ConvShape s = CheckConvShapes(args_, X.dims(), W.dims());
   const float* bias = nullptr;
   if (InputSize() == 3) {
     const Tensor& b = Input(2);
@@ -377,7 +369,7 @@ bool ConvGradientOp::RunOnDevice() {
   CheckFloat(X, "X");
   CheckFloat(W, "filter");
   CheckFloat(dY, "dY");
-  const ConvShape s = CheckShapes(args_, X.dims(), W.dims());
+  const ConvShape s = CheckConvShapes(args_, X.dims(), W.dims());
   const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
   C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
              Tensor::DimsString(y_dims));
@@ -435,12 +427,12 @@ TensorShape MakeShape(const std::vector<int64_t>& dims, TensorProto::DataType ty
 std::vector<int64_t> DimsOf(const TensorShape& t) { return {t.dims().begin(), t.dims().end()}; }
 
 std::vector<TensorShape> ConvInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
-  const ConvShape s = CheckShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
+  const ConvShape s = CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
   return {MakeShape(s.g.OutputDims(s.M), in[0].data_type())};
 }
 
 OpSchema::Cost ConvCost(const OperatorDef& def, const std::vector<TensorShape>& in) {
-  const ConvShape s = CheckShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
+  const ConvShape s = CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
   const uint64_t x = s.N * s.C * s.I, w = s.M * s.Cg * s.K, y = s.N * s.M * s.P;
   const bool bias = in.size() == 3;
   OpSchema::Cost c;

@@ -21,10 +21,27 @@
 // image. Column buffers come from the process-wide ScratchBuffer pool.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "core/operator.h"
 #include "operators/nn/conv_pool_op_base.h"
 
 namespace caffe2 {
+
+// The checked shapes of one Conv call, device-neutral (the CPU kernels and the cuDNN engine share
+// it): the geometry plus the channel bookkeeping. Per image, X is C x I (or I x C), Y is M x P (or
+// P x M); a group's filter is Mg x (Cg * K).
+struct ConvShape {
+  ConvPoolGeometry g;
+  int64_t N, C, M, group, Cg, Mg, K, I, P;
+  int64_t CgK() const { return Cg * K; }
+  double Flops() const { return 2.0 * N * M * P * Cg * K; }
+};
+
+// Resolves the geometry for X dims `x` and checks the filter dims `w` against it (rank, channels per
+// group, M divisible by group, spatial dims equal to the kernel). Errors name the dims.
+ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
 
 class ConvOp final : public Operator<CPUContext> {
  public:

@@ -115,6 +115,15 @@ bool ConvPoolGeometry::IsPointwise() const {
   return true;
 }
 
+bool ConvPoolGeometry::FitsSymmetricPads() const {
+  for (int i = 0; i < spatial_dims(); ++i) {
+    const int64_t dk = static_cast<int64_t>(dilation[i]) * (kernel[i] - 1) + 1;
+    const int64_t span = in[i] + 2 * static_cast<int64_t>(pad_head[i]) - dk;
+    if (span < 0 || span / stride[i] + 1 != out[i]) return false;
+  }
+  return true;
+}
+
 ConvPoolGeometry::Dims3 ConvPoolGeometry::As3D() const {
   Dims3 g;
   const int lead = 3 - spatial_dims();

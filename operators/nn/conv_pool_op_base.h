@@ -75,6 +75,10 @@ struct ConvPoolGeometry {
   std::vector<int64_t> OutputDims(int64_t channels) const;
   // True when the window at every output is exactly one input element at the same position.
   bool IsPointwise() const;
+  // True when padding every spatial dim by pad_head on both sides gives the same output sizes. The
+  // windows then start at the same places and none reaches past the shorter of the two tail pads, so
+  // a library that pads symmetrically (cuDNN) computes this geometry exactly.
+  bool FitsSymmetricPads() const;
 
   // The same geometry with the spatial dims padded at the front to three (size 1, kernel 1,
   // stride 1, no pad), so one 3-D loop serves 1-D, 2-D and 3-D kernels.

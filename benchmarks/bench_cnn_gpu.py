@@ -2,7 +2,8 @@
 (issue #7): fp32 and fp16, batch 32 and 64, identical weights and batch.
 
 Ours: the net of bench_cnn_vs_pytorch.py on CUDA device 0 (cuDNN convolutions with
-exhaustive_search, as resnet50_trainer.py runs them). fp16: float16 data, weights, activations
+exhaustive_search, as resnet50_trainer.py runs them; fp32 convolutions with allow_tf32=1, the
+math PyTorch uses by default). fp16: float16 data, weights, activations
 and momenta with float BN parameters, FP16MomentumSGDUpdate, and the loss in float
 (HalfToFloat before SoftmaxWithLoss), as upstream's fp16 recipe.
 PyTorch, in the configuration a user would pick: cudnn.benchmark, fp32 (TF32 convolutions, its
@@ -66,6 +67,9 @@ def build_ours(layers, params, dtype, device, exhaustive):
     for op in proto.op:
         if op.type in ("Conv", "ConvGradient"):
             op.arg.extend([core.utils.MakeArgument("exhaustive_search", int(exhaustive))])
+            # PyTorch's default for float convolutions is TF32; ours is strict float unless asked.
+            if dtype == "float":
+                op.arg.extend([core.utils.MakeArgument("allow_tf32", 1)])
     proto.device_option.CopyFrom(device)
     return net, loss
 

@@ -117,6 +117,12 @@ REGISTER_CUDA_OPERATOR(Adagrad, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(RmsProp, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(WeightedSumGradient, GPUFallbackOp);
 
+// Convolution-like ops outside the cuDNN set.
+REGISTER_CUDA_OPERATOR(ConvTranspose, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(ConvTransposeGradient, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LpPool, GPUFallbackOp);
+REGISTER_CUDA_OPERATOR(LpPoolGradient, GPUFallbackOp);
+
 // Normalizations outside the cuDNN set, and the statistics of combine_spatial_bn.
 REGISTER_CUDA_OPERATOR(InstanceNorm, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(InstanceNormGradient, GPUFallbackOp);

@@ -7,7 +7,7 @@ import pytest
 
 from caffe2.python import core, workspace
 
-from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, needs_gpu
+from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 COVERED_OPS = [
     "Conv", "Conv1D", "Conv2D", "Conv3D",
@@ -149,6 +149,7 @@ def cpu_conv(x, w, b, **args):
     return workspace.FetchBlob("Y")
 
 
+@gpu_semantics
 @pytest.mark.parametrize("float16_compute", [False, True])
 @pytest.mark.parametrize("order", ["NCHW", "NHWC"])
 def test_float16_conv_matches_the_float_conv_of_the_same_values(float16_compute, order):
@@ -166,6 +167,7 @@ def test_float16_conv_matches_the_float_conv_of_the_same_values(float16_compute,
     np.testing.assert_allclose(y.astype(np.float32), expected, rtol=2e-2, atol=5e-2)
 
 
+@gpu_semantics
 def test_float16_gradient_matches_the_float_gradient():
     rng = np.random.RandomState(6)
     x = rng.uniform(-1, 1, (2, 8, 5, 5)).astype(np.float16)
@@ -191,6 +193,7 @@ def test_allow_tf32_stays_close_to_fp32():
     check_cpu_gpu(op, inputs, rtol=1e-2, atol=2e-2)
 
 
+@gpu_semantics
 def test_mixed_element_types_are_an_error():
     rng = np.random.RandomState(8)
     x, w = rand(rng, 1, 2, 4, 4), rand(rng, 3, 2, 3, 3).astype(np.float16)
@@ -205,6 +208,7 @@ def test_filter_shape_errors_name_the_dims():
         run_on_gpu(core.CreateOperator("Conv", ["X", "W"], ["Y"], kernel=3, engine="CUDNN"), [x, w])
 
 
+@gpu_semantics
 def test_negative_workspace_limit_is_an_error():
     rng = np.random.RandomState(10)
     with pytest.raises(RuntimeError, match="ws_nbytes_limit"):

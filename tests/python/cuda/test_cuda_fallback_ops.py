@@ -134,6 +134,9 @@ CASES = [
     ("RmsProp", [f32(6), pos(6), f32(6), np.array([0.01], np.float32)], 3, {}, [], False),
     ("WeightedSumGradient", [f32(3, 2), f32(3, 2), np.array([0.5], np.float32), f32(3, 2),
                              np.array([2.0], np.float32)], 2, {}, [], False),
+    ("ConvTranspose", [f32(2, 3, 5, 5), f32(3, 4, 3, 3), f32(4)], 1, dict(kernel=3, stride=2),
+     [], True),
+    ("LpPool", [pos(2, 3, 6, 6)], 1, dict(kernel=2, stride=2, p=2.0), [], True),
     ("InstanceNorm", [f32(2, 3, 4, 5), pos(3), f32(3)], 1, {}, [], True),
     ("LayerNorm", [f32(3, 8)], 3, {}, [], True),
     ("ChannelStats", [f32(2, 3, 4, 4)], 2, {}, [], False),
@@ -148,7 +151,7 @@ GRADIENT_TYPES = {  # gradient ops the checks above run on the GPU
     "SumElementsGradient", "ReduceFrontSumGradient", "ReduceFrontMeanGradient",
     "ReduceBackSumGradient", "ReduceBackMeanGradient", "SliceGradient", "TileGradient",
     "InstanceNormGradient", "LayerNormGradient", "LengthsIndicesInGradientSumGradient",
-    "LengthsMeanGradient",
+    "LengthsMeanGradient", "ConvTransposeGradient", "LpPoolGradient",
 }
 COVERED_OPS = ([case[0] for case in CASES] + sorted(GRADIENT_TYPES) +
                ["Iter", "AtomicIter", "UniqueUniformFill", "Print"])

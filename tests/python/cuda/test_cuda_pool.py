@@ -8,7 +8,7 @@ import pytest
 
 from caffe2.python import core, workspace
 
-from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, needs_gpu
+from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 KINDS = ["MaxPool", "AveragePool"]
 COVERED_OPS = [kind + dims + suffix
@@ -83,6 +83,7 @@ def test_pool_gradient_op_directly(kind):
         check_cpu_gpu(op, [x, fwd, dy], rtol=1e-5, atol=1e-5)
 
 
+@gpu_semantics
 @pytest.mark.parametrize("kind", KINDS)
 def test_float16_pooling(kind):
     x = np.random.RandomState(3).randn(2, 3, 6, 6).astype(np.float16)

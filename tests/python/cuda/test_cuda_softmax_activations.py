@@ -6,7 +6,7 @@ import pytest
 
 from caffe2.python import core, workspace
 
-from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, needs_gpu
+from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 ACTIVATIONS = ["Relu", "Sigmoid", "Tanh"]
 COVERED_OPS = (["Softmax", "Softmax_ENGINE_CUDNN", "SoftmaxGradient", "SoftmaxGradient_ENGINE_CUDNN"] +
@@ -85,6 +85,7 @@ def test_empty_activation(kind):
     check_cpu_gpu(core.CreateOperator(kind, ["X"], ["Y"], engine="CUDNN"), [np.zeros((0, 3), np.float32)])
 
 
+@gpu_semantics
 @pytest.mark.parametrize("kind", ACTIVATIONS + ["Softmax"])
 def test_float16(kind):
     x = activation_input(kind, (4, 6), 4).astype(np.float16)

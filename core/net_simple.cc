@@ -1,4 +1,6 @@
 // The "simple" net: ops run in order on the calling thread; the first failure stops the run.
+// Device ops defer their synchronization to the end of the run (core/device_sync.h).
+#include "core/device_sync.h"
 #include "core/net.h"
 
 namespace caffe2 {
@@ -10,9 +12,11 @@ class SimpleNet final : public NetBase {
 
  protected:
   bool RunImpl() override {
+    DeferDeviceSync deferred;
     for (size_t i = 0; i < ops_.size(); ++i) {
       if (!RunOp(static_cast<int>(i))) return false;
     }
+    deferred.Finish();
     return true;
   }
 };

@@ -4,8 +4,14 @@
 
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/cuda_context.h"
+#include "core/device_sync.h"
 
 namespace caffe2 {
+namespace {
+
+thread_local bool freed_pending_blocks = false;  // this thread holds pending blocks
+
+}  // namespace
 
 size_t CudaCachingAllocator::BinSize(size_t nbytes) {
   constexpr size_t kSmall = 512;
@@ -26,9 +32,11 @@ void* CudaCachingAllocator::Allocate(size_t nbytes, int device_id) {
   const size_t size = BinSize(nbytes);
   std::lock_guard<std::mutex> lock(mutex_);
   auto& bins = free_blocks_[device_id];
-  auto it = bins.find(size);
-  if (it != bins.end()) {
-    void* ptr = it->second;
+  const std::thread::id self = std::this_thread::get_id();
+  for (auto [it, end] = bins.equal_range(size); it != end; ++it) {
+    const std::thread::id owner = it->second.pending_owner;
+    if (owner != std::thread::id() && owner != self) continue;  // in use by another stream
+    void* ptr = it->second.ptr;
     bins.erase(it);
     stats_.cached_bytes -= size;
     stats_.allocated_bytes += size;
@@ -56,19 +64,38 @@ void CudaCachingAllocator::Free(void* ptr, int device_id) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = block_sizes_.find(ptr);
   if (it == block_sizes_.end()) return;  // not ours: nothing to do
-  free_blocks_[device_id].emplace(it->second, ptr);
+  const bool pending = DeferDeviceSync::Active();
+  freed_pending_blocks |= pending;
+  const std::thread::id owner = pending ? std::this_thread::get_id() : std::thread::id();
+  free_blocks_[device_id].emplace(it->second, FreeBlock{ptr, owner});
   stats_.allocated_bytes -= it->second;
   stats_.cached_bytes += it->second;
 }
 
 void CudaCachingAllocator::ReleaseCached(int device_id) {
   auto& bins = free_blocks_[device_id];
-  for (auto& kv : bins) {
-    cudaFree(kv.second);
-    block_sizes_.erase(kv.second);
-    stats_.cached_bytes -= kv.first;
+  for (auto it = bins.begin(); it != bins.end();) {
+    if (it->second.pending_owner != std::thread::id()) {
+      ++it;  // its thread's queued work may still use it
+      continue;
+    }
+    cudaFree(it->second.ptr);
+    block_sizes_.erase(it->second.ptr);
+    stats_.cached_bytes -= it->first;
+    it = bins.erase(it);
   }
-  bins.clear();
+}
+
+void CudaCachingAllocator::ReleaseThreadPendingBlocks() {
+  if (!freed_pending_blocks) return;
+  freed_pending_blocks = false;
+  const std::thread::id self = std::this_thread::get_id();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [device, bins] : free_blocks_) {
+    for (auto& [size, block] : bins) {
+      if (block.pending_owner == self) block.pending_owner = std::thread::id();
+    }
+  }
 }
 
 void CudaCachingAllocator::EmptyCache() {

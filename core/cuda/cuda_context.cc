@@ -3,10 +3,13 @@
 #include <cudnn.h>
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include "core/context.h"
+#include "core/cuda/caching_allocator.h"
 #include "core/cuda/cuda_check.h"
+#include "core/device_sync.h"
 
 namespace caffe2 {
 
@@ -33,6 +36,7 @@ namespace {
 // Streams, cuBLAS and cuDNN handles of the calling thread, created on first use.
 struct ThreadResources {
   std::map<std::pair<int, int>, cudaStream_t> streams;
+  std::set<std::pair<int, int>> unsynced;  // streams with work queued in a DeferDeviceSync scope
   std::map<std::pair<int, int>, cublasHandle_t> cublas;
   std::map<std::pair<int, int>, cudnnHandle_t> cudnn;
   ~ThreadResources() {
@@ -109,8 +113,32 @@ CUDAContext::~CUDAContext() {
 }
 
 void CUDAContext::FinishDeviceComputation() {
+  if (DeferDeviceSync::Active()) {
+    C2_CUDA_CHECK(cudaGetLastError());  // a failed launch still names its op
+    Resources().unsynced.insert({gpu_id_, stream_id_});
+    return;
+  }
   C2_CUDA_CHECK(cudaStreamSynchronize(stream()));
   C2_CUDA_CHECK(cudaGetLastError());
+}
+
+void SynchronizeDeferredCudaWork() {
+  auto& resources = Resources();
+  std::string error;
+  for (const auto& [gpu, stream_id] : resources.unsynced) {
+    cudaError_t status = cudaSetDevice(gpu);
+    if (status == cudaSuccess) status = cudaStreamSynchronize(CUDAContext::Stream(gpu, stream_id));
+    if (status == cudaSuccess) status = cudaGetLastError();
+    if (status != cudaSuccess && error.empty()) {
+      error = MakeString("GPU ", gpu, ": ", cudaGetErrorString(status), " (",
+                         static_cast<int>(status), ")");
+    }
+  }
+  resources.unsynced.clear();
+  // The blocks freed meanwhile are idle now (on an error the device is unusable anyway).
+  GetCudaCachingAllocator().ReleaseThreadPendingBlocks();
+  C2_ENFORCE(error.empty(), "Encountered CUDA error in the device work of a net: ", error,
+             " (run with --caffe2_sync_device_each_op=1 to find the op that caused it)");
 }
 
 }  // namespace caffe2

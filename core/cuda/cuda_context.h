@@ -5,7 +5,9 @@
 //   created on first use. cuBLAS and cuDNN handles are per (gpu, stream) too, bound to their stream.
 // - The cuRAND generator is per context, created on first use, seeded from the DeviceOption's
 //   random_seed (else RandomNumberSeed()) and bound to the context's stream.
-// - FinishDeviceComputation synchronises the stream and reports any pending CUDA error.
+// - FinishDeviceComputation synchronises the stream and reports any pending CUDA error; inside a
+//   DeferDeviceSync scope (core/device_sync.h) it only checks the launch, and the scope's end calls
+//   SynchronizeDeferredCudaWork for every stream the thread used.
 // - Nothing touches the driver until a context is constructed, so importing the library on a
 //   machine without a GPU is safe; NumCudaDevices() answers 0 there.
 #pragma once
@@ -28,6 +30,10 @@ int CurrentCudaDevice();
 // Compile-time CUDA runtime and cuDNN versions (e.g. 13000 and 90xxx).
 int CudaRuntimeVersion();
 int CudnnVersion();
+
+// Waits for every stream the calling thread queued work on inside a DeferDeviceSync scope, then
+// lets the caching allocator reuse the blocks the thread freed meanwhile; throws on a CUDA error.
+void SynchronizeDeferredCudaWork();
 
 class CUDAContext {
  public:

@@ -83,11 +83,12 @@ make_stub() {  # make_stub REAL_LIB DEPENDENT_FILES...
     case $name:$type in
       GDALAllRegister:*) echo "void $name(void) {}";;  # imgcodecs' GdalDecoder calls it at set-up
       *:T|*:W|*:i) echo "void $name(void) { c2_stub(\"$name\"); }";;
-      *) echo "char $name[0x$size];";;
+      *) echo "char ${name}[0x$size];";;
     esac
   done >>"$src"
   gcc -shared -fPIC -O1 -w -Wl,-soname,"$so" -o "$KIT/lib/$so" "$src"
 }
+rm -rf "$BUILD/stubs"
 ELFS=$(find "$KIT" -type f \( -name '*.so' -o -path '*/bin/*' \))
 FULL=$(ldd $ELFS 2>/dev/null | awk '/=> \//{print $3}' | sort -u)
 for dep in $FULL; do
@@ -133,7 +134,7 @@ lib_mb=$(du -sm "$KIT/lib" | cut -f1)
     sort -u | grep -E '^lib(cu|nccl|nvrtc|nvJitLink)' | tr '\n' ' ')"
 } >"$KIT/KIT_INFO.txt"
 if [ "${KIT_COMPRESS:-1}" = 1 ]; then
-  tar -C "$KIT" -cJf "$KIT/lib.tar.xz" lib && rm -rf "$KIT/lib"
+  tar -C "$KIT" -cJf "$KIT/lib.tar.xz" lib && rm -rf "${KIT:?}/lib"
 fi
 echo "kit size: $(du -sb "$KIT" | cut -f1) bytes" >>"$KIT/KIT_INFO.txt"
 cat "$KIT/KIT_INFO.txt"

@@ -11,7 +11,8 @@
 #   smoke   import caffe2.python.workspace: has_gpu_support, NumCudaDevices, and the GPU module
 #           itself (its import error, if any), CUDA/cuDNN runtime versions  -> $OUT/smoke.log
 #   cpp     the C++ CUDA test binaries in the kit (GoogleTest)            -> $OUT/cpp.log, cpp.xml
-#   pytest  tests/python/src/test_gpu_module.py and tests/python/cuda/   -> $OUT/pytest.log, pytest.xml
+#   pytest  tests/python/src/test_gpu_module.py, tests/python/cuda/ and the CPU-suite files with
+#           GPU-dependent cases (see `tests=` below)                     -> $OUT/pytest.log, pytest.xml
 #   bench   each --bench 'SCRIPT ARGS', run as `python3 SCRIPT ARGS`      -> $OUT/bench.log
 # and a one-line-per-step summary, also in $OUT/summary.txt: 8 files at most, all that come back.
 # Exit status 0 when every step passed (a GPU test that skips is a pass: read the -rs lines).
@@ -22,7 +23,7 @@
 # ROOT/python first on sys.path); the tree's own .py files are the ones used.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 2
 PY=python3 KIT=.devkit EXTRA_PYTEST="" BENCHES=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -103,7 +104,10 @@ for t in "$KIT"/bin/*; do
   [ -x "$t" ] && run_step "cpp $(basename "$t")" 120 "$OUT/cpp.log" "$t" --gtest_output="xml:$OUT/cpp.xml"
 done
 
-tests=(tests/python/src/test_gpu_module.py)
+# The GPU module's tests, tests/python/cuda/, and the CPU-suite files whose outcome depends on a GPU
+# being present (GPU-only ImageInput cases; feed/fetch and workspace fallbacks that skip with one).
+tests=(tests/python/src/test_gpu_module.py tests/python/src/test_feed_fetch.py
+       tests/python/python/test_workspace.py tests/python/operators/io/test_image_input.py)
 [ -d tests/python/cuda ] && tests+=(tests/python/cuda)
 timeout_arg=$("$PY" -c 'import pytest_timeout' 2>/dev/null && echo --timeout=120)
 # shellcheck disable=SC2086  # EXTRA_PYTEST is split into arguments on purpose

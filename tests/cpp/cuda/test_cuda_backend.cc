@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <thread>
 #include <vector>
 
 #include "core/cuda/caching_allocator.h"
 #include "core/cuda/cuda_context.h"
 #include "core/argument.h"
+#include "core/device_sync.h"
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "core/workspace.h"
@@ -81,6 +83,54 @@ TEST(CudaBackend, AllocatorReusesFreedBlocks) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(allocator.stats().cache_hits, before.cache_hits + 1);
   allocator.Free(b, 0);
+}
+
+TEST(CudaBackend, BlocksFreedWhileDeferringStayWithTheirThreadUntilTheWait) {
+  if (NumCudaDevices() == 0) GTEST_SKIP() << "no GPU";
+  auto& allocator = GetCudaCachingAllocator();
+  allocator.EmptyCache();
+  constexpr size_t kBytes = 3 << 20;  // a bin of its own
+  void* block = nullptr;
+  {
+    DeferDeviceSync deferred;
+    block = allocator.Allocate(kBytes, 0);
+    allocator.Free(block, 0);
+    void* other_thread_got = nullptr;
+    std::thread([&] { other_thread_got = allocator.Allocate(kBytes, 0); }).join();
+    EXPECT_NE(other_thread_got, block) << "another thread's stream may still use the block";
+    allocator.Free(other_thread_got, 0);
+    void* same_thread_got = allocator.Allocate(kBytes, 0);
+    EXPECT_EQ(same_thread_got, block) << "the same thread's stream runs in order";
+    allocator.Free(same_thread_got, 0);
+    deferred.Finish();
+  }
+  void* after_wait = nullptr;
+  std::thread([&] {
+    // Two blocks are cached now; one of them must be the released one.
+    void* first = allocator.Allocate(kBytes, 0);
+    void* second = allocator.Allocate(kBytes, 0);
+    after_wait = first == block ? first : second;
+    allocator.Free(first, 0);
+    allocator.Free(second, 0);
+  }).join();
+  EXPECT_EQ(after_wait, block);
+}
+
+TEST(CudaBackend, SimpleNetOnGpuDefersAndStillMatchesTheOpByOpRun) {
+  if (NumCudaDevices() == 0) GTEST_SKIP() << "no GPU";
+  Workspace ws;
+  NetDef net;
+  net.set_name("deferred");
+  *net.add_op() = OnGpu(FillDef("a", 2.f));
+  *net.add_op() = OnGpu(FillDef("b", 3.f));
+  *net.add_op() = OnGpu(CreateOperatorDef("Mul", "", {"a", "b"}, {"c"}));
+  *net.add_op() = OnGpu(CreateOperatorDef("Add", "", {"c", "a"}, {"c"}));
+  *net.add_op() = OnGpu(CreateOperatorDef("CopyGPUToCPU", "", {"c"}, {"host"}));
+  ASSERT_TRUE(ws.RunNetOnce(net));
+  EXPECT_FALSE(DeferDeviceSync::Active());
+  const Tensor& host = ws.GetBlob("host")->Get<Tensor>();
+  ASSERT_EQ(host.numel(), 6);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(host.data<float>()[i], 8.f);
 }
 
 }  // namespace caffe2

@@ -5,9 +5,10 @@
 // (never destroyed: destroying communicators while the CUDA runtime shuts down at exit is unsafe,
 // and a clique is small). The same GPUs in another order are another clique.
 //
-// NcclLaunchMutex serialises the single-process NCCL ops of the process: an op holds it from the
-// launch of its group until its streams are synchronised. NCCL communicators are not thread-safe,
-// and collectives launched concurrently from several threads on overlapping GPUs can deadlock.
+// NcclLaunchMutex serialises the NCCL collectives of the process (the single-process ops and the
+// multi-process worlds of nccl_world.h): each holds it from the launch of its group until its
+// streams are done. NCCL communicators are not thread-safe, and collectives launched concurrently
+// from several threads on overlapping GPUs can deadlock.
 #pragma once
 
 #include <nccl.h>

@@ -1,12 +1,14 @@
 #include "distributed/nccl/nccl_world.h"
 
 #include <cstring>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/cuda_context.h"
 #include "distributed/nccl/nccl_check.h"
+#include "distributed/nccl/nccl_clique.h"
 #include "distributed/nccl/nccl_error.h"
 #include "distributed/nccl/nccl_rendezvous.h"
 
@@ -173,7 +175,7 @@ void NcclWorld::WaitFor(const std::string& what, std::chrono::steady_clock::time
 
 void NcclWorld::Run(const std::string& what, int stream_id,
                     const std::function<ncclResult_t(int, ncclComm_t, cudaStream_t)>& enqueue) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(NcclLaunchMutex());
   if (!aborted_.empty()) {
     throw NcclError(MakeString(what, " on ", Describe(), ": the world was aborted after an "
                                "earlier failure: ", aborted_));

@@ -21,10 +21,12 @@
 // rendezvoused under its own name; every process must clone in the same order with the same
 // names, as data_parallel_model does.
 //
-// Collectives on one world run one at a time (a mutex; NCCL communicators are not thread-safe).
-// Collectives on different worlds that overlap in time may deadlock on the GPUs (NCCL kernels
-// wait for their peers); data_parallel_model therefore uses a single NCCL world for its
-// gradient all-reduces, chained by control inputs into the same order on every process.
+// Collectives run one at a time per process: Run holds NcclLaunchMutex (nccl_clique.h), which the
+// single-process NCCL* ops hold too, from the launch until the streams are done. NCCL
+// communicators are not thread-safe, and NCCL kernels of different communicators that overlap on
+// a GPU can deadlock. So every process must run the collectives of its worlds in one order:
+// data_parallel_model uses a single NCCL world for its gradient all-reduces, chained by control
+// inputs, and another one only in param_init_net.
 #pragma once
 
 #include <nccl.h>
@@ -32,7 +34,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -88,7 +89,6 @@ class NcclWorld {
   StoreHandlerPtr store_;
   ncclConfig_t config_;  // kept alive: non-blocking initialisation may read it after the call
   std::vector<ncclComm_t> comms_;  // comms_[i] on gpus[i]
-  std::mutex mutex_;
   std::string aborted_;  // why the world was aborted; empty while healthy
 };
 

@@ -1,5 +1,6 @@
 #include "distributed/nccl/nccl_world.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -19,6 +20,8 @@ constexpr std::chrono::milliseconds kDefaultTimeout = std::chrono::seconds(30);
 // Poll with yields first (small collectives finish within microseconds), then with short sleeps.
 constexpr std::chrono::microseconds kSpinFor{1000};
 constexpr std::chrono::microseconds kPollSleep{50};
+// How long a healthy world waits, when it is destroyed, for the other ranks to leave it too.
+constexpr std::chrono::milliseconds kShutdownGrace = std::chrono::seconds(10);
 
 std::string GpuList(const std::vector<int>& gpus) {
   std::string out;
@@ -110,8 +113,34 @@ std::shared_ptr<NcclWorld> NcclWorld::Clone(const std::string& name) const {
 
 NcclWorld::~NcclWorld() {
   if (!aborted_.empty()) return;  // aborting freed the communicators
+  // NCCL's orderly exit: finalize (for non-blocking communicators it runs in the background and
+  // ends with a barrier of the ranks on this host, which leave the world at the same point), wait
+  // for it, destroy. When that does not complete in time (a peer on this host is gone or stuck),
+  // abort instead, which waits for nobody.
+  bool finalized = true;
   for (ncclComm_t comm : comms_) {
-    if (comm != nullptr) ncclCommDestroy(comm);
+    const ncclResult_t r = ncclCommFinalize(comm);
+    finalized = finalized && (r == ncclSuccess || r == ncclInProgress);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::min(timeout(), kShutdownGrace);
+  while (finalized) {
+    bool done = true;
+    for (ncclComm_t comm : comms_) {
+      ncclResult_t state = ncclSuccess;
+      if (ncclCommGetAsyncError(comm, &state) != ncclSuccess) state = ncclInternalError;
+      if (state == ncclInProgress) done = false;
+      if (state != ncclSuccess && state != ncclInProgress) finalized = false;
+    }
+    if (done) break;
+    if (std::chrono::steady_clock::now() >= deadline) finalized = false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (ncclComm_t comm : comms_) {
+    if (finalized) {
+      ncclCommDestroy(comm);
+    } else {
+      ncclCommAbort(comm);
+    }
   }
 }
 

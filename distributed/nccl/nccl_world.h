@@ -14,8 +14,11 @@
 // (default 30 s) - then every communicator of the world is aborted (ncclCommAbort, which also
 // stops its kernels still queued on the GPUs) and an NcclError names what failed, the world, this
 // rank and the timeout. An aborted world refuses later collectives with the same reason; a new
-// run id and a new rendezvous are needed. A healthy world is destroyed with ncclCommDestroy when
-// its last holder lets go (DestroyCommonWorld, or the workspace going away).
+// run id and a new rendezvous are needed. A healthy world is finalized and destroyed when its last
+// holder lets go (DestroyCommonWorld, or the workspace going away); NCCL makes the ranks on one
+// host leave together, so every process should let go of its worlds at the same point (as
+// data_parallel_model's processes do at exit). If they have not within min(timeout, 10 s), the
+// world is aborted instead.
 //
 // A clone (CloneCommonWorld) is a new world with the same shard, size, GPUs, timeout and store,
 // rendezvoused under its own name; every process must clone in the same order with the same

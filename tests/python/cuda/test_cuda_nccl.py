@@ -10,7 +10,16 @@ import pytest
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 
-from cuda_test_util import NUM_GPUS, gpu, gpu_module, needs_gpu, needs_two_gpus
+from cuda_test_util import NUM_GPUS, gpu_module
+
+# NCCL has no CPU stand-in: these checks need real GPUs whatever the harness's CPU mode says.
+needs_gpu = pytest.mark.skipif(NUM_GPUS == 0, reason="NCCL needs a GPU; none on this machine")
+needs_two_gpus = pytest.mark.skipif(NUM_GPUS < 2, reason="fewer than 2 GPUs")
+
+
+def gpu(i=0):
+    return caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA, cuda_gpu_id=i)
+
 
 HAS_NCCL = gpu_module is not None and \
     "Allreduce_ENGINE_NCCL" in gpu_module.registered_cuda_operators()

@@ -101,15 +101,17 @@ def test_two_processes_on_one_gpu_are_refused(tmp_path):
 
 @needs_gpus(2)
 def test_dead_peer_stops_the_others(tmp_path):
-    """Process 1 exits after the first allreduce: process 0's next allreduce fails within the
-    timeout (NCCL reports the broken connection, or the deadline passes) instead of hanging,
-    with an IoError naming the world, and sets the status blob."""
+    """Process 1 exits after the first allreduce: process 0's next allreduce fails (by the
+    deadline at the latest) instead of hanging, with an IoError naming the world, and sets the
+    status blob."""
     results = run_processes("dead_peer", 2, 1, tmp_path, timeout_ms=5000)
     (rc0, out0, err0), (rc1, out1, _) = results
     assert rc1 == 0 and out1 == {"exited": True}
     assert rc0 == 3, (out0, err0)
     assert out0["error_type"] == "gloo.python.IoError", out0
     assert "Allreduce" in out0["error"] and "common world 'cw_op'" in out0["error"], out0
-    assert "did not finish within 5000 ms" in out0["error"] or "NCCL error" in out0["error"], out0
+    # the deadline passed, or NCCL (or, over peer GPU memory, CUDA) saw the peer go
+    assert any(what in out0["error"] for what in
+               ("did not finish within 5000 ms", "NCCL error", "CUDA error")), out0
     assert "communicators were aborted" in out0["error"]
     assert out0["status"] == [1]

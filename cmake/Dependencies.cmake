@@ -69,3 +69,28 @@ if(NOT C2_USE_CUDA STREQUAL "OFF")
     message(FATAL_ERROR "C2_USE_CUDA=ON but nvcc, the CUDA toolkit or cuDNN was not found")
   endif()
 endif()
+
+# NCCL (header and library of the CUDA toolkit, or $NCCL_ROOT): the NCCL operators and the
+# NCCL engine of the communication ops. Without it distributed/nccl/no_nccl.cc makes the NCCL*
+# operators report that this build has no NCCL.
+if(C2_CUDA_ENABLED AND C2_USE_NCCL)
+  find_path(NCCL_INCLUDE_DIR nccl.h HINTS $ENV{NCCL_ROOT}/include ${CUDAToolkit_INCLUDE_DIRS})
+  find_library(NCCL_LIBRARY nccl
+    HINTS $ENV{NCCL_ROOT}/lib ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib
+          ${CUDAToolkit_LIBRARY_ROOT}/lib64)
+  if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+    file(STRINGS "${NCCL_INCLUDE_DIR}/nccl.h" NCCL_VERSION_LINES
+         REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) [0-9]+")
+    string(REGEX REPLACE ".*NCCL_MAJOR ([0-9]+).*NCCL_MINOR ([0-9]+).*NCCL_PATCH ([0-9]+).*"
+           "\\1.\\2.\\3" NCCL_VERSION "${NCCL_VERSION_LINES}")
+    if(NCCL_VERSION VERSION_LESS 2.14)
+      message(WARNING "NCCL ${NCCL_VERSION} is older than 2.14 (non-blocking communicators): "
+                      "building without NCCL")
+    else()
+      set(C2_NCCL_ENABLED ON)
+    endif()
+  else()
+    message(WARNING "C2_USE_NCCL is ON but nccl.h or libnccl was not found in the CUDA toolkit "
+                    "(set NCCL_ROOT): building without NCCL")
+  endif()
+endif()

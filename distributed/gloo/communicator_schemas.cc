@@ -1,6 +1,6 @@
 // Schemas of the communication ops (ops spec §3.5; upstream operators/communicator_op.cc), and their
-// default-engine registrations: these ops exist only under an engine (GLOO), so the plain op type
-// runs an op that says so.
+// default-engine registrations: these ops exist only under an engine (GLOO; NCCL for CUDA buffers
+// when built with NCCL, see distributed/nccl/), so the plain op type runs an op that says so.
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "distributed/gloo/gloo_availability.h"
@@ -11,7 +11,8 @@ namespace {
 class NoDefaultEngineOp final : public OperatorBase {
  public:
   NoDefaultEngineOp(const OperatorDef& def, Workspace* ws) : OperatorBase(def, ws) {
-    C2_THROW("has no default implementation: give it engine='GLOO'",
+    C2_THROW("has no default implementation: give it engine='GLOO' (or, on CUDA with an NCCL "
+             "build, engine='NCCL')",
              GlooAvailable() ? "" : " (and note that this build has no Gloo: C2_USE_GLOO=OFF or "
                                     "libgloo-dev missing at configure time)");
   }
@@ -57,6 +58,8 @@ shard must create its common worlds with the same names in the same order.
     .Arg("mpi_rendezvous", "(bool, default false) rank and size from MPI instead of a store")
     .Arg("timeout_ms", "(int, default -1 = 30 s) rendezvous and collective timeout")
     .Arg("status_blob", "(string) blob set to int32 [1] when the rendezvous fails")
+    .Arg("gpus", "(repeated int) engine NCCL: this process's GPUs, one NCCL rank each "
+         "(default: the op's GPU)")
     .Input(0, "kv_handler", "store handler (absent with mpi_rendezvous)")
     .Output(0, "comm_world", "the common world");
 

@@ -23,6 +23,10 @@ the first device and Copy back (no copy with shared_model); several hosts
 gradient over the local buffers of all devices, on up to
 max_concurrent_distributed_ops common worlds. Only the first world
 ("allreduce_0_cw") rendezvouses through the store; the others clone it.
+A GPU model rendezvousing through a store uses the NCCL engine instead
+(when this build has it): NCCL worlds with one rank per local GPU, one
+Allreduce per gradient on the GPU buffers, all on the one world
+"allreduce_0_cw" (see data_parallel_model_collectives).
 Initial parameters are broadcast from device 0 of rank 0 in
 param_init_net. Errors of the Gloo ops set the "..._status" blobs and fail
 the net (there is no recovery: a dead shard stops the training).
@@ -113,7 +117,8 @@ def Parallelize(model_helper_obj, input_builder_fun,
     post_sync_builder_fun(model): per device, after the initial sync.
     devices: device ids (GPU ids, or any ids with cpu_device=True).
     rendezvous: None (single host) or a dict with kv_handler (the store
-        handler blob, None for MPI), shard_id, num_shards, engine ('GLOO'),
+        handler blob, None for MPI), shard_id, num_shards, engine ('GLOO';
+        GPU models with a store use 'NCCL' when built, or ask for it),
         optional transport ('tcp'/'ibverbs'), interface, mpi_rendezvous.
     net_type, num_threads_per_device: the net's executor and its workers.
     broadcast_computed_params: copy device 0's BN statistics to the others

@@ -1,7 +1,16 @@
 """The communication ops of data_parallel_model: gradient all-reduce
-(single-host Sum tree / NCCL, multi-host Gloo with optional bucketing),
-master-to-replica broadcasts, parameter synchronization and the Gloo
+(single-host Sum tree / NCCL, multi-host Gloo or NCCL with optional
+bucketing), master-to-replica broadcasts, parameter synchronization and the
 common worlds with their concurrency control.
+
+Multi-host engines: a CPU model uses the rendezvous' engine (GLOO). A GPU
+model whose rendezvous goes through a store (kv_handler) uses the NCCL
+engine when this build has it (engine 'NCCL' asks for it explicitly): the
+common worlds are NCCL worlds with one NCCL rank per local GPU, and one
+Allreduce per gradient reduces the GPU buffers of every device of every
+host where they are, with no copy to the host. All of its all-reduces share
+one world, chained by control inputs (NCCL kernels of communicators used
+concurrently can deadlock), and MPI rendezvous keeps GLOO.
 
 Everything here is re-exported by data_parallel_model under the upstream
 names; see that module for the overall picture.
@@ -27,6 +36,25 @@ def _IsMultiHost(rendezvous):
     return rendezvous is not None and rendezvous['num_shards'] > 1
 
 
+def _HasNcclEngine():
+    return core.IsOperatorWithEngine('Allreduce', 'NCCL')
+
+
+def _CollectiveRendezvous(model, rendezvous):
+    """The rendezvous the cross-host collectives of `model` use: for a GPU
+    model with a store (and engine GLOO in a build with the NCCL engine, or
+    engine NCCL) a copy with engine 'NCCL' and the local GPUs under 'gpus';
+    otherwise `rendezvous` itself."""
+    if rendezvous is None or model._device_type != caffe2_pb2.CUDA:
+        return rendezvous
+    engine = rendezvous['engine']
+    auto = engine == 'GLOO' and rendezvous.get('kv_handler') and \
+        not rendezvous.get('mpi_rendezvous') and _HasNcclEngine()
+    if engine != 'NCCL' and not auto:
+        return rendezvous
+    return dict(rendezvous, engine='NCCL', gpus=list(model._devices))
+
+
 def _Group(model, blob_name):
     """The per-device copies of a blob, in device order."""
     return list(model._device_grouped_blobs[blob_name].values())
@@ -34,17 +62,19 @@ def _Group(model, blob_name):
 
 def _CreateOrCloneCommonWorld(net, common_world_blob, rendezvous, name=None,
                               status_blob=None, timeout_sec=None):
-    """A Gloo common world in `net`: a CloneCommonWorld of the first
-    CreateCommonWorld of `net` with the same timeout, else a
+    """A common world in `net`: a CloneCommonWorld of the first
+    CreateCommonWorld of `net` with the same timeout and engine, else a
     CreateCommonWorld that rendezvouses through rendezvous['kv_handler']
-    (or MPI when it is None)."""
+    (or MPI when it is None). An NCCL rendezvous (_CollectiveRendezvous)
+    also passes its 'gpus'."""
     if timeout_sec is None:
         timeout_sec = _DEFAULT_TIMEOUT_SEC
     timeout_ms = timeout_sec * 1000
 
     existing = None
     for op in net.Proto().op:
-        if op.type != "CreateCommonWorld":
+        if op.type != "CreateCommonWorld" or \
+                op.engine != rendezvous['engine']:
             continue
         op_timeout_ms = -1
         for arg in op.arg:
@@ -66,7 +96,7 @@ def _CreateOrCloneCommonWorld(net, common_world_blob, rendezvous, name=None,
             [existing], common_world_blob, name=name,
             engine=rendezvous['engine'], **kwargs)
 
-    for key in ('transport', 'interface', 'mpi_rendezvous'):
+    for key in ('transport', 'interface', 'mpi_rendezvous', 'gpus'):
         if key in rendezvous:
             kwargs[key] = rendezvous[key]
     return net.CreateCommonWorld(
@@ -286,8 +316,16 @@ def _AllReduceBlobsDistributed(blob_names, devices, model, net, rendezvous,
                                bucket_size_mb=None):
     num_workers = model.net.Proto().num_workers
     assert num_workers > 1, "Please specify more than 1 worker"
+    rendezvous = _CollectiveRendezvous(model, rendezvous)
     all_reduce_engine = rendezvous['engine']
     master_device_opt = core.DeviceOption(model._device_type, devices[0])
+    if all_reduce_engine == 'NCCL':
+        # One world, its all-reduces chained into one order on every host.
+        max_concurrent_distributed_ops = 1
+        for blob_name in blob_names:
+            assert _IsGPUBlob(model, blob_name), \
+                "The NCCL engine reduces GPU blobs; {} is not on a GPU".format(
+                    blob_name)
 
     context = CollectivesConcurrencyControl(
         "allreduce", max_concurrent_distributed_ops, model.param_init_net,
@@ -307,18 +345,18 @@ def _AllReduceBlobsDistributed(blob_names, devices, model, net, rendezvous,
                 status_blob="allreduce_{}_status".format(name),
                 **kwargs)
 
-    if all_reduce_engine == 'GLOO':
-        gpu_direct = rendezvous.get("transport", None) == "ibverbs"
+    if all_reduce_engine in ('GLOO', 'NCCL'):
+        extra = {}
+        if all_reduce_engine == 'GLOO':
+            extra['gpu_direct'] = rendezvous.get("transport", None) == "ibverbs"
         buckets = _PlanBuckets(model, blob_names, bucket_size_mb)
         for bucket in buckets:
             if len(bucket) == 1:
-                # Gloo reduces across the local devices and the hosts in one
-                # op.
-                allreduce(bucket[0], _Group(model, bucket[0]),
-                          gpu_direct=gpu_direct)
+                # One op reduces across the local devices and the hosts.
+                allreduce(bucket[0], _Group(model, bucket[0]), **extra)
             else:
                 _AllReduceBucket(model, net, devices, bucket, allreduce,
-                                 gpu_direct)
+                                 extra)
         return
 
     nccl_control_blob = None
@@ -403,7 +441,7 @@ def _PlanBuckets(model, blob_names, bucket_size_mb):
     return buckets
 
 
-def _AllReduceBucket(model, net, devices, bucket, allreduce, gpu_direct):
+def _AllReduceBucket(model, net, devices, bucket, allreduce, extra):
     """One Allreduce for several gradients: per device FlattenDenseTensors
     into `<prefix>_<d>/dpm_bucket_<i>` (a buffer of constant size, so its
     storage and pointer stay the same every iteration), the Allreduce on
@@ -421,7 +459,7 @@ def _AllReduceBucket(model, net, devices, bucket, allreduce, gpu_direct):
                                          bucket_name))
         buffers.append(buffer)
     model._bucket_buffers.extend(buffers)
-    allreduce(bucket_name, buffers, gpu_direct=gpu_direct)
+    allreduce(bucket_name, buffers, **extra)
     for device, buffer in zip(devices, buffers):
         grads = [model._device_grouped_blobs[name][device] for name in bucket]
         with core.DeviceScope(core.DeviceOption(model._device_type, device)):
@@ -475,6 +513,7 @@ def _SyncAllParamsDistributed(devices, model, init_net, net, rendezvous,
                               unique_param_names,
                               max_concurrent_distributed_ops):
     assert rendezvous['num_shards'] > 1
+    rendezvous = _CollectiveRendezvous(model, rendezvous)
     gpu_device_opt = core.DeviceOption(model._device_type, devices[0])
     cpu_device_opt = core.DeviceOption(caffe2_pb2.CPU)
 
@@ -508,6 +547,13 @@ def _SyncAllParamsDistributed(devices, model, init_net, net, rendezvous,
         if rendezvous['engine'] == 'GLOO':
             with core.DeviceScope(device_opt):
                 broadcast(params_group)
+        elif rendezvous['engine'] == 'NCCL':
+            if _IsGPUBlob(model, param_name):
+                with core.DeviceScope(gpu_device_opt):
+                    broadcast(params_group)
+            else:
+                _BroadcastHostBlobsOverNccl(net, devices, params_group,
+                                            broadcast)
         else:
             with core.DeviceScope(device_opt):
                 param_cpu = net.CopyGPUToCPU(
@@ -517,6 +563,22 @@ def _SyncAllParamsDistributed(devices, model, init_net, net, rendezvous,
             with core.DeviceScope(device_opt):
                 net.CopyCPUToGPU(param_cpu, master_param)
             _Broadcast(devices, model, net, param_name)
+
+
+def _BroadcastHostBlobsOverNccl(net, devices, blobs, broadcast):
+    """The NCCL engine carries GPU buffers: host blobs of a GPU model (one
+    per device) go through a copy on their device's GPU
+    ("<blob>_nccl_stage") and back."""
+    staged = []
+    for device, blob in zip(devices, blobs):
+        with core.DeviceScope(core.DeviceOption(caffe2_pb2.CUDA, device)):
+            staged.append(net.CopyCPUToGPU(
+                blob, "{}_nccl_stage".format(blob)))
+    with core.DeviceScope(core.DeviceOption(caffe2_pb2.CUDA, devices[0])):
+        broadcast(staged)
+    for device, blob, stage in zip(devices, blobs, staged):
+        with core.DeviceScope(core.DeviceOption(caffe2_pb2.CUDA, device)):
+            net.CopyGPUToCPU(stage, blob)
 
 
 def AddBlobSync(model, blobs, net=None):

@@ -147,7 +147,8 @@ def _AnalyzeOperators(model):
             continue
         if op.type == "Sum" and op.name == "dpm":
             continue
-        if "Allreduce" in op.type and "GLOO" in op.engine:
+        if "Allreduce" in op.type and \
+                ("GLOO" in op.engine or "NCCL" in op.engine):
             continue
         op_dev = op.device_option
         if op_dev.device_type != caffe2_pb2.CUDA:

@@ -1,5 +1,6 @@
-"""data_parallel_model across real processes joined by Gloo (ops spec §3.7): N shards x D CPU devices
-follow the same trajectory as one process on the same global batch."""
+"""data_parallel_model across real processes (ops spec §3.7): N shards x D CPU devices joined by
+Gloo, and N shards x D GPUs joined by NCCL, follow the same trajectory as one process on the same
+global batch. The GPU runs skip without enough GPUs."""
 import json
 import os
 import subprocess
@@ -9,10 +10,16 @@ import uuid
 import numpy as np
 import pytest
 
+from caffe2.python import core, workspace
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 WORKER = os.path.join(HERE, "dpm_worker.py")
 ITERS = 6
+NUM_GPUS = workspace.NumCudaDevices()
+HAS_NCCL = core.IsOperatorWithEngine("Allreduce", "NCCL")
+needs_two_gpus_and_nccl = pytest.mark.skipif(
+    NUM_GPUS < 2 or not HAS_NCCL, reason="needs 2 GPUs and NCCL ({} GPUs)".format(NUM_GPUS))
 
 
 def launch(shard, num_shards, devices, kind, arg, run_id, bucket_mb=0.0, mode=""):
@@ -81,3 +88,23 @@ def test_multi_host_helpers(reference, tmp_path):
         assert "cpu_0/fc1_w" in s["checkpoint_params"]
         assert "optimizer_iteration" in s["checkpoint_params"]
         assert not any(p.startswith("cpu_1/") for p in s["checkpoint_params"])
+
+
+@needs_two_gpus_and_nccl
+def test_gpu_shards_joined_by_nccl_match_one_process_on_two_gpus(tmp_path):
+    """2 processes x 1 GPU (rendezvous engine GLOO: a GPU model switches to the NCCL engine) follow
+    one process on 2 GPUs (Sum tree), and FinalizeAfterCheckpoint broadcasts over NCCL."""
+    reference = collect(launch(0, 0, 2, "file", tmp_path, "ref_gpu", mode="gpu"))
+    run_id = uuid.uuid4().hex
+    procs = [launch(s, 2, 1, "file", tmp_path, run_id, mode="gpu") for s in range(2)]
+    shards = [collect(p) for p in procs]
+    check_against(reference, shards)
+    for s in shards:
+        assert s["after_finalize"] == [1.0]  # shard 0, first GPU's value everywhere
+
+
+@needs_two_gpus_and_nccl
+def test_use_nccl_on_two_gpus_matches_the_sum_tree(tmp_path):
+    reference = collect(launch(0, 0, 2, "file", tmp_path, "ref_gpu", mode="gpu"))
+    nccl = collect(launch(0, 0, 2, "file", tmp_path, "nccl", mode="gpu,nccl"))
+    check_against(reference, [nccl])

@@ -165,3 +165,42 @@ def test_learning_rate_schedule_flags():
     assert lr["sub_policy_0_policy"] == "linearWarmup"
     assert lr["sub_policy_0_start_multiplier"] == 0.2
     assert lr["sub_policy_1_policy"] == "step" and lr["sub_policy_1_stepsize"] == 20
+
+
+# ---- on GPUs (skip without them) ----
+
+def _num_gpus():
+    from caffe2.python import workspace
+    return workspace.NumCudaDevices() if workspace.has_gpu_support else 0
+
+
+def gpu_cmd(dbs, store, shard, num_shards, run_id, *extra):
+    cmd = shard_cmd(dbs, store, shard, num_shards, run_id, *extra)
+    i = cmd.index("--use_cpu")
+    return cmd[:i] + cmd[i + 2:]
+
+
+@pytest.mark.skipif(_num_gpus() < 1, reason="no GPU")
+@pytest.mark.parametrize("dtype", ["float", "float16"])
+def test_trains_on_a_gpu(small_dbs, tmp_path, dtype):
+    """cuDNN convolutions, the GPU image transform, and fp16 with FP16MomentumSGDUpdate."""
+    cmd = gpu_cmd(small_dbs, tmp_path, 0, 1, uuid.uuid4().hex, "--num_epochs", "2",
+                  "--dtype", dtype)
+    out = subprocess.run(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stdout
+    assert "Finished iteration 16/16 of epoch 1" in out.stdout
+    assert "Final test accuracy" in out.stdout
+
+
+@pytest.mark.skipif(_num_gpus() < 2, reason="fewer than 2 GPUs")
+def test_two_gpu_shards_join_through_nccl(small_dbs, tmp_path):
+    run_id = uuid.uuid4().hex
+    procs = [subprocess.Popen(gpu_cmd(small_dbs, tmp_path, s, 2, run_id, "--num_epochs", "1"),
+                              env=dict(env(), CUDA_VISIBLE_DEVICES=str(s)),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for s in range(2)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], "\n".join(outs)
+    for out in outs:
+        assert "Final test accuracy" in out

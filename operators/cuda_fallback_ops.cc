@@ -27,8 +27,6 @@ REGISTER_CUDA_OPERATOR(SquaredL2Distance, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(SquaredL2DistanceGradient, GPUFallbackOp);
 
 // Elementwise ops without a functor kernel, and the broadcast gradients' reductions.
-REGISTER_CUDA_OPERATOR(SumReduceLike, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(DivGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Pow, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Mean, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(MeanGradient, GPUFallbackOp);
@@ -42,19 +40,8 @@ REGISTER_CUDA_OPERATOR(PRelu, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(PReluGradient, GPUFallbackOp);
 
 // Reductions.
-REGISTER_CUDA_OPERATOR(SumElements, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SumElementsGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SumSqrElements, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ReduceSum, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ReduceMean, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceFrontSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceFrontMean, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceBackSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceBackMean, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceFrontSumGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceFrontMeanGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceBackSumGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceBackMeanGradient, GPUFallbackOp);
 
 // Shapes, layout and indexing.
 REGISTER_CUDA_OPERATOR(Reshape, GPUFallbackOp);
@@ -123,12 +110,10 @@ REGISTER_CUDA_OPERATOR(ConvTransposeGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LpPool, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LpPoolGradient, GPUFallbackOp);
 
-// Normalizations outside the cuDNN set, and the statistics of combine_spatial_bn.
+// Normalizations outside the cuDNN set.
 REGISTER_CUDA_OPERATOR(InstanceNorm, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(InstanceNormGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LayerNorm, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LayerNormGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ChannelStats, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ChannelBackpropStats, GPUFallbackOp);
 
 }  // namespace caffe2

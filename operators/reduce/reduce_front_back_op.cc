@@ -10,26 +10,10 @@
 // counted elements (divided by the count for Mean), 0 elsewhere.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/reduce/reduce_front_back.h"
 
 namespace caffe2 {
 namespace {
-
-struct ReduceView {
-  int64_t rows, cols;
-  std::vector<int64_t> out_dims;
-};
-
-ReduceView MakeView(const Tensor& X, int num_reduce_dim, bool front) {
-  C2_ENFORCE(num_reduce_dim >= 0 && num_reduce_dim <= X.ndim(), "num_reduce_dim ", num_reduce_dim,
-             " out of range for X ", Tensor::DimsString(X.dims()));
-  const int split = front ? num_reduce_dim : X.ndim() - num_reduce_dim;
-  ReduceView v{X.size_to_dim(split), X.size_from_dim(split), {}};
-  if (front)
-    v.out_dims.assign(X.dims().begin() + split, X.dims().end());
-  else
-    v.out_dims.assign(X.dims().begin(), X.dims().begin() + split);
-  return v;
-}
 
 // The number of counted elements for each output element.
 std::vector<int64_t> Counts(const OperatorBase& op, int lengths_index, const ReduceView& v,
@@ -57,7 +41,7 @@ class ReduceFrontBackOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
-    const ReduceView v = MakeView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
+    const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
     const std::vector<int64_t> counts = Counts(*this, 1, v, kFront);
     const float* x = X.data<float>();
     Tensor* Y = Output(0);
@@ -93,7 +77,7 @@ class ReduceFrontBackGradientOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& dY = Input(0);
     const Tensor& X = Input(1);
-    const ReduceView v = MakeView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
+    const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
     C2_ENFORCE(dY.IsType<float>() && dY.dims() == v.out_dims, "dY ", dY.DebugString(),
                " must be float with dims ", Tensor::DimsString(v.out_dims));
     const std::vector<int64_t> counts = Counts(*this, 2, v, kFront);

@@ -92,16 +92,13 @@ REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientSumGradient, GPUFallbackOp)
 REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientMeanGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientWeightedSumGradient, GPUFallbackOp);
 
-// Optimizers other than momentum SGD (dense and sparse), and WeightedSum's gradient.
+// Sparse optimizers, and WeightedSum's gradient.
 REGISTER_CUDA_OPERATOR(SparseMomentumSGDUpdate, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ScatterWeightedSum, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(SparseAdagrad, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(RowWiseSparseAdagrad, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(SparseAdam, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(RowWiseSparseAdam, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(Adam, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(Adagrad, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(RmsProp, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(WeightedSumGradient, GPUFallbackOp);
 
 // Convolution-like ops outside the cuDNN set.

@@ -11,7 +11,7 @@ from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_seman
 COVERED_OPS = [
     "MomentumSGD", "MomentumSGDUpdate", "FP32MomentumSGDUpdate", "FP16MomentumSGDUpdate",
     "WeightedSum", "FC", "FCGradient", "FCTransposed", "FCTransposedGradient", "FloatToHalf",
-    "HalfToFloat",
+    "HalfToFloat", "Adam", "Adagrad", "RmsProp",
 ]
 
 pytestmark = needs_gpu
@@ -54,6 +54,26 @@ def test_weighted_sum(in_place):
                              ["x0" if in_place else "y"])
     check_cpu_gpu(op, [x0, w0, x1, w1, x2, w2], rtol=1e-5, atol=1e-6,
                   input_device_options={"w1": HOST})
+
+
+@pytest.mark.parametrize("lr_on_host", [False, True])
+def test_adaptive_updates_in_place(lr_on_host):
+    rng = np.random.RandomState(7)
+    p, m1, g = (rng.randn(300).astype(np.float32) for _ in range(3))
+    m2 = rng.rand(300).astype(np.float32)
+    lr = np.array([-0.01], np.float32)
+    it = np.array([41], np.int64)
+    host = {"lr": HOST} if lr_on_host else {}
+    check_cpu_gpu(core.CreateOperator("Adam", ["p", "m1", "m2", "g", "lr", "it"],
+                                      ["p", "m1", "m2"], beta1=0.8, epsilon=1e-4),
+                  [p, m1, m2, g, lr, it], rtol=1e-5, atol=1e-6,
+                  input_device_options=dict(host, it=HOST))
+    check_cpu_gpu(core.CreateOperator("Adagrad", ["p", "m2", "g", "lr"], ["p", "m2"],
+                                      decay=0.9),
+                  [p, m2, g, lr], rtol=1e-5, atol=1e-6, input_device_options=host)
+    check_cpu_gpu(core.CreateOperator("RmsProp", ["g", "m2", "m1", "lr"], ["g", "m2", "m1"],
+                                      momentum=0.5),
+                  [g, m2, m1, lr], rtol=1e-5, atol=1e-6, input_device_options=host)
 
 
 @pytest.mark.parametrize("op_type", ["FC", "FCTransposed"])

@@ -1,7 +1,9 @@
 // FP16MomentumSGDUpdate / FP32MomentumSGDUpdate (spec ops §1.2.14; CUDA-only upstream, where the
 // fp16 optimizer of optimizer.py uses them): MomentumSGDUpdate with L2 weight decay folded into
 // the gradient, for float16 (FP16...) or float (FP32...) grad, moment and param.
-//   [grad, moment, lr, param] -> [grad_out, moment_out, param_out], allow {0->0, 1->1, 3->2}
+//   [grad, moment, lr, param, (skip)] -> [grad_out, moment_out, param_out],
+//   allow {0->0, 1->1, 3->2}. The optional `skip` (one bool, beyond upstream) is the
+//   found_nonfinite flag of UnscaleGradients (loss_scale_ops.cc): when true nothing changes.
 //   Args: momentum (0.0), nesterov (0), weight_decay (0.0), fp32_update (accepted; the math is
 //   always done in float, so it changes nothing).
 //   g = grad + weight_decay * param, then the MomentumSGDUpdate rules with LR = lr[0] as given:
@@ -32,6 +34,12 @@ T FromFloat(float v) {
   }
 }
 
+bool SkipStep(const Tensor& skip) {
+  C2_ENFORCE(skip.numel() == 1 && skip.IsType<bool>(), "skip must be one bool, got ",
+             skip.DebugString());
+  return skip.data<bool>()[0];
+}
+
 template <class T>
 class MomentumSGDWithDecayOp final : public Operator<CPUContext> {
  public:
@@ -53,6 +61,13 @@ class MomentumSGDWithDecayOp final : public Operator<CPUContext> {
     }
     CheckSameShape(grad, "grad", moment, "moment");
     CheckSameShape(grad, "grad", param, "param");
+    if (InputSize() == 5 && SkipStep(Input(4))) {
+      for (int i : {0, 1, 3}) {
+        const int out = i == 3 ? 2 : i;
+        if (!IsInputOutputAlias(i, out)) Output(out)->CopyFrom(Input(i));
+      }
+      return true;
+    }
     Tensor* ng = Output(0);
     Tensor* nm = Output(1);
     Tensor* np = Output(2);
@@ -96,7 +111,7 @@ REGISTER_CPU_OPERATOR(FP16MomentumSGDUpdate, MomentumSGDWithDecayOp<float16>);
 REGISTER_CPU_OPERATOR(FP32MomentumSGDUpdate, MomentumSGDWithDecayOp<float>);
 #define C2_MOMENTUM_WITH_DECAY_SCHEMA(Type, doc)                                             \
   OPERATOR_SCHEMA(Type)                                                                      \
-      .NumInputs(4)                                                                          \
+      .NumInputs(4, 5)                                                                       \
       .NumOutputs(3)                                                                         \
       .AllowInplace({{0, 0}, {1, 1}, {3, 2}})                                                \
       .Arg("momentum", "Momentum coefficient (0.0)")                                         \

@@ -1,6 +1,7 @@
 // CUDA kernels of the momentum updates: MomentumSGD, MomentumSGDUpdate (float; contracts in
 // momentum_sgd_op.cc) and FP16MomentumSGDUpdate / FP32MomentumSGDUpdate (float16 / float with
-// weight_decay; contracts in fp16_momentum_sgd_op.cc). The math runs in float. The learning rate
+// weight_decay and the optional skip flag of dynamic loss scaling; contracts in
+// fp16_momentum_sgd_op.cc). The math runs in float. The learning rate
 // is read on the device (LearningRate writes it there); one fed on the host is copied first.
 #include <cuda_fp16.h>
 
@@ -19,11 +20,20 @@ __device__ inline void Store(float* p, int64_t i, float v) { p[i] = v; }
 __device__ inline void Store(__half* p, int64_t i, float v) { p[i] = __float2half(v); }
 
 // Every element is read before it is written, so any output may alias its input.
+// skip (nullable): the found_nonfinite flag of dynamic loss scaling; when true nothing changes.
 template <class T>
 __global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* lr, float momentum,
                                float weight_decay, bool nesterov, T* ng, T* nm, const T* p,
-                               T* np) {
+                               T* np, const bool* skip) {
   const float rate = *lr;
+  if (skip && *skip) {
+    C2_CUDA_KERNEL_LOOP(i, n) {
+      ng[i] = g[i];
+      nm[i] = m[i];
+      if (np) np[i] = p[i];
+    }
+    return;
+  }
   C2_CUDA_KERNEL_LOOP(i, n) {
     const float pi = p ? Load(p, i) : 0.f;
     const float gi = Load(g, i) + weight_decay * pi;
@@ -68,7 +78,14 @@ class CudaMomentumSGDOp final : public Operator<CUDAContext> {
     const Tensor& lr = OnDevice(Input(2), device(), &lr_on_device_);
     C2_ENFORCE(lr.numel() == 1 && lr.IsType<float>(),
                "lr must be a one-element float tensor, got ", lr.DebugString());
-    const bool update_param = InputSize() == 4;
+    const bool update_param = InputSize() >= 4;
+    const bool* skip = nullptr;
+    if (kWithDecay && InputSize() == 5) {
+      const Tensor& flag = OnDevice(Input(4), device(), &skip_on_device_);
+      C2_ENFORCE(flag.numel() == 1 && flag.IsType<bool>(), "skip must be one bool, got ",
+                 flag.DebugString());
+      skip = flag.data<bool>();
+    }
     for (int i : {0, 1, 3}) {
       if (i == 3 && !update_param) continue;
       C2_ENFORCE(Input(i).IsType<T>(), "input ", i, " ('", debug_def().input(i), "') must be a ",
@@ -95,7 +112,7 @@ class CudaMomentumSGDOp final : public Operator<CUDAContext> {
     MomentumKernel<D><<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
         n, reinterpret_cast<const D*>(grad.template data<T>()),
         reinterpret_cast<const D*>(moment.template data<T>()), lr.template data<float>(),
-        momentum_, weight_decay_, nesterov_, ngd, nmd, p, np);
+        momentum_, weight_decay_, nesterov_, ngd, nmd, p, np, skip);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
@@ -105,6 +122,7 @@ class CudaMomentumSGDOp final : public Operator<CUDAContext> {
   float weight_decay_;
   bool nesterov_;
   Tensor lr_on_device_;
+  Tensor skip_on_device_;
 };
 
 }  // namespace

@@ -320,12 +320,20 @@ class FP16SgdOptimizer(SgdOptimizer):
 
     def __init__(self, base_learning_rate=0.1, momentum=0.0, policy="fixed",
                  nesterov=1, weight_decay=0.0001,
-                 sparse_dedup_aggregator=None, **kwargs):
+                 sparse_dedup_aggregator=None, dynamic_loss_scale=False,
+                 loss_scale_args=None, **kwargs):
+        """dynamic_loss_scale (beyond upstream): scale the loss gradient
+        and skip steps with Inf/NaN gradients (caffe2.python.loss_scale);
+        loss_scale_args are DynamicLossScale's keyword arguments."""
         super(FP16SgdOptimizer, self).__init__(
             base_learning_rate=base_learning_rate, policy=policy,
             momentum=momentum, nesterov=nesterov,
             sparse_dedup_aggregator=sparse_dedup_aggregator, **kwargs)
         self.weight_decay = weight_decay
+        self.dynamic_loss_scale = None
+        if dynamic_loss_scale:
+            from caffe2.python.loss_scale import DynamicLossScale
+            self.dynamic_loss_scale = DynamicLossScale(**(loss_scale_args or {}))
 
     def _run(self, net, param_init_net, param_info, fp32_update=False):
         fp32_update_flag = 0
@@ -374,16 +382,20 @@ class FP16SgdOptimizer(SgdOptimizer):
         assert not isinstance(grad, core.GradientSlice), (
             "FP16SgdOptimizer doesn't support sparse gradients")
 
+        skip = []
+        if self.dynamic_loss_scale is not None:
+            skip = [self.dynamic_loss_scale.skip_blob(scope.CurrentDeviceScope())]
+            assert skip[0] is not None, "no loss scale for the device of " + str(param)
         if fp32_update:
             fp32_update_flag = 1
             net.FP32MomentumSGDUpdate(
-                [grad, momentum_data_fp32, lr, param],
+                [grad, momentum_data_fp32, lr, param] + skip,
                 [grad, momentum_data_fp32, param],
                 momentum=self.momentum, nesterov=self.nesterov,
                 weight_decay=self.weight_decay)
         else:
             net.FP16MomentumSGDUpdate(
-                [grad, momentum_data, lr, param],
+                [grad, momentum_data, lr, param] + skip,
                 [grad, momentum_data, param],
                 momentum=self.momentum, nesterov=self.nesterov,
                 weight_decay=self.weight_decay)
@@ -722,6 +734,10 @@ def _build(model, optimizer, weights_only=False, use_param_info_optim=True,
                 [lr_multiplier, lr_injection], 'lr_multiplier', broadcast=1)
     optimizer.add_lr_multiplier(lr_multiplier)
 
+    loss_scale = getattr(optimizer, "dynamic_loss_scale", None)
+    if loss_scale is not None:
+        _add_loss_unscaling(model, loss_scale, params, param_to_device)
+
     for param_info in params:
         param_name = str(param_info.blob)
         device = get_param_device(param_name, param_info.grad,
@@ -732,7 +748,23 @@ def _build(model, optimizer, weights_only=False, use_param_info_optim=True,
                                      param_info)
             else:
                 optimizer(model.net, model.param_init_net, param_info)
+    if loss_scale is not None:
+        loss_scale.add_scale_updates(model)
     return optimizer
+
+
+def _add_loss_unscaling(model, loss_scale, params, param_to_device):
+    """Groups the dense gradients by device for DynamicLossScale."""
+    from caffe2.python.loss_scale import _device_key
+    grads_by_device = {}
+    for param_info in params:
+        assert not isinstance(param_info.grad, core.GradientSlice), (
+            "dynamic loss scaling takes dense gradients only, got a sparse one for {}".format(
+                param_info.blob))
+        device = get_param_device(str(param_info.blob), param_info.grad, param_to_device)
+        key = _device_key(device)
+        grads_by_device.setdefault(key, (device, []))[1].append(param_info.grad)
+    loss_scale.add_unscaling(model, grads_by_device)
 
 
 def add_weight_decay(model, weight_decay):

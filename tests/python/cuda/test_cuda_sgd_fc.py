@@ -11,7 +11,7 @@ from cuda_test_util import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_seman
 COVERED_OPS = [
     "MomentumSGD", "MomentumSGDUpdate", "FP32MomentumSGDUpdate", "FP16MomentumSGDUpdate",
     "WeightedSum", "FC", "FCGradient", "FCTransposed", "FCTransposedGradient", "FloatToHalf",
-    "HalfToFloat", "Adam", "Adagrad", "RmsProp",
+    "HalfToFloat", "Adam", "Adagrad", "RmsProp", "UnscaleGradients", "UpdateLossScale",
 ]
 
 pytestmark = needs_gpu
@@ -54,6 +54,29 @@ def test_weighted_sum(in_place):
                              ["x0" if in_place else "y"])
     check_cpu_gpu(op, [x0, w0, x1, w1, x2, w2], rtol=1e-5, atol=1e-6,
                   input_device_options={"w1": HOST})
+
+
+@pytest.mark.parametrize("with_inf", [False, True])
+def test_dynamic_loss_scaling_ops(with_inf):
+    rng = np.random.RandomState(8)
+    g32 = (rng.randn(1000) * 1024).astype(np.float32)
+    g16 = (rng.randn(7, 9) * 64).astype(np.float16)
+    if with_inf:
+        g16[3, 4] = np.inf
+    s = np.array([1024.0], np.float32)
+    out = check_cpu_gpu(core.CreateOperator("UnscaleGradients", ["s", "g32", "g16"],
+                                            ["g32", "g16", "found"]), [s, g32, g16],
+                        rtol=1e-3, atol=1e-3)
+    assert out[2].tolist() == [with_inf]
+    for found in (False, True):
+        check_cpu_gpu(core.CreateOperator("UpdateLossScale", ["s", "good", "found"],
+                                          ["s", "good"], growth_interval=2),
+                      [s, np.array([1], np.int64), np.array([found])], rtol=0, atol=0)
+    g, m, p = (rng.randn(50).astype(np.float16) for _ in range(3))
+    check_cpu_gpu(core.CreateOperator("FP16MomentumSGDUpdate", ["g", "m", "lr", "p", "skip"],
+                                      ["g", "m", "p"], momentum=0.9),
+                  [g, m, np.array([0.1], np.float32), p, np.array([with_inf])],
+                  rtol=2e-3, atol=2e-3)
 
 
 @pytest.mark.parametrize("lr_on_host", [False, True])

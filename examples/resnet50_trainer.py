@@ -123,7 +123,9 @@ def build_optimizer(model, args, epoch_iters):
     base, lr_args = learning_rate_args(args, epoch_iters)
     if args.float16_compute:
         return optimizer.build_fp16_sgd(model, base, momentum=0.9, nesterov=1,
-                                        weight_decay=args.weight_decay, **lr_args)
+                                        weight_decay=args.weight_decay,
+                                        dynamic_loss_scale=args.dynamic_loss_scale, **lr_args)
+    assert not args.dynamic_loss_scale, "--dynamic_loss_scale needs --float16_compute"
     optimizer.add_weight_decay(model, args.weight_decay)
     return optimizer.build_multi_precision_sgd(model, base, momentum=0.9, nesterov=1, **lr_args)
 
@@ -366,6 +368,9 @@ def build_parser():
     parser.add_argument("--dtype", default='float', choices=['float', 'float16'],
                         help="Data type for parameters and compute")
     parser.add_argument("--float16_compute", action='store_true', help="fp16 compute and SGD")
+    parser.add_argument("--dynamic_loss_scale", action='store_true',
+                        help="with --float16_compute: scale the loss gradient dynamically and "
+                             "skip steps with Inf/NaN gradients (beyond upstream)")
     parser.add_argument("--enable_tensor_core", action='store_true', help="Use tensor cores")
     parser.add_argument("--distributed_transport", type=str, default="tcp",
                         help="Transport for the collectives (tcp or ibverbs)")

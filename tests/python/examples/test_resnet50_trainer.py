@@ -181,11 +181,13 @@ def gpu_cmd(dbs, store, shard, num_shards, run_id, *extra):
 
 
 @pytest.mark.skipif(_num_gpus() < 1, reason="no GPU")
-@pytest.mark.parametrize("dtype", ["float", "float16"])
-def test_trains_on_a_gpu(small_dbs, tmp_path, dtype):
-    """cuDNN convolutions, the GPU image transform, and fp16 with FP16MomentumSGDUpdate."""
-    cmd = gpu_cmd(small_dbs, tmp_path, 0, 1, uuid.uuid4().hex, "--num_epochs", "2",
-                  "--dtype", dtype)
+@pytest.mark.parametrize("flags", [["--dtype", "float"], ["--dtype", "float16"],
+                                   ["--dtype", "float16", "--float16_compute",
+                                    "--dynamic_loss_scale"]])
+def test_trains_on_a_gpu(small_dbs, tmp_path, flags):
+    """cuDNN convolutions, the GPU image transform, fp16 data and fp16 compute with
+    FP16MomentumSGDUpdate and dynamic loss scaling."""
+    cmd = gpu_cmd(small_dbs, tmp_path, 0, 1, uuid.uuid4().hex, "--num_epochs", "2", *flags)
     out = subprocess.run(cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stdout

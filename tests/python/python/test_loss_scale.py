@@ -154,3 +154,39 @@ def test_training_matches_unscaled_training_and_skips_non_finite_steps():
     for name, value in params(scaled).items():
         np.testing.assert_array_equal(value, before[name], err_msg=name)
     assert workspace.FetchBlob("loss_scale_cpu").item() == 1024.0  # backed off
+
+
+def test_data_parallel_model_on_two_cpu_devices_skips_together():
+    from caffe2.python import data_parallel_model as dpm
+
+    def forward(model, loss_scale):
+        fc = brew.fc(model, "data", "fc", 4, 3)
+        _, loss = model.SoftmaxWithLoss([fc, "label"], ["softmax", "loss"])
+        return [model.Scale(loss, "scaled_loss", scale=loss_scale)]
+
+    model = model_helper.ModelHelper(name="dpm_ls")
+    dpm.Parallelize_CPU(
+        model, input_builder_fun=lambda m: None, forward_pass_builder_fun=forward,
+        optimizer_builder_fun=lambda m: optimizer.build_fp16_sgd(
+            m, 0.1, momentum=0.9, dynamic_loss_scale=True,
+            loss_scale_args=dict(init_scale=256.0)),
+        devices=[0, 1])
+    types = [op.type for op in model.net.Proto().op]
+    assert types.count("UnscaleGradients") == 1 and types.count("UpdateLossScale") == 1
+    assert types.count("Mul") == 2  # both devices' loss-gradient seeds
+    rng = np.random.RandomState(1)
+    for d in (0, 1):
+        workspace.FeedBlob("cpu_%d/data" % d, rng.randn(4, 4).astype(np.float32))
+        workspace.FeedBlob("cpu_%d/label" % d, rng.randint(0, 3, 4).astype(np.int32))
+    workspace.RunNetOnce(model.param_init_net)
+    workspace.CreateNet(model.net)
+    workspace.RunNet(model.net, 2)
+    before = {d: workspace.FetchBlob("cpu_%d/fc_w" % d).copy() for d in (0, 1)}
+    np.testing.assert_allclose(before[0], before[1], rtol=1e-6)
+    data = workspace.FetchBlob("cpu_1/data")
+    data[2, 1] = np.nan
+    workspace.FeedBlob("cpu_1/data", data)
+    workspace.RunNet(model.net)
+    for d in (0, 1):  # one device's NaN skips the step everywhere
+        np.testing.assert_array_equal(workspace.FetchBlob("cpu_%d/fc_w" % d), before[d])
+    assert workspace.FetchBlob("loss_scale_cpu").item() == 128.0

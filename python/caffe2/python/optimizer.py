@@ -826,4 +826,3 @@ def build_rms_prop(model, base_learning_rate, max_gradient_norm=None,
     return _build(model, rms_prop_optimizer,
                   max_gradient_norm=max_gradient_norm,
                   allow_lr_injection=allow_lr_injection)
-

@@ -62,8 +62,8 @@ def check_cpu_gpu(op, inputs, outputs_to_check=None, rtol=1e-4, atol=1e-4,
             "{} output {} ({}): GPU shape {} != CPU shape {}".format(
                 op.type, i, op.output[i], actual.shape, expected.shape))
         assert actual.dtype == expected.dtype, (
-            "{} output {}: GPU dtype {} != CPU dtype {}".format(op.type, i, actual.dtype,
-                                                                 expected.dtype))
+            "{} output {}: GPU dtype {} != CPU dtype {}".format(
+                op.type, i, actual.dtype, expected.dtype))
         np.testing.assert_allclose(
             actual.astype(np.float64) if actual.dtype != object else actual,
             expected.astype(np.float64) if expected.dtype != object else expected,

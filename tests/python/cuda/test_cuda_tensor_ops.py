@@ -1,4 +1,4 @@
-"""Device checks of the CUDA copy, fill, flatten and free ops (registered in operators/tensor/*.cu)."""
+"""Device checks of the CUDA copy, fill, flatten and free ops (operators/tensor/*.cu)."""
 import numpy as np
 import pytest
 
@@ -16,6 +16,7 @@ COVERED_OPS = [
 ]
 
 pytestmark = needs_gpu
+
 
 @gpu_semantics
 def test_copy_cpu_to_gpu_and_back():
@@ -38,6 +39,7 @@ def test_copy_cpu_to_gpu_and_back():
                                                   device_option=gpu()))
     np.testing.assert_array_equal(workspace.FetchBlob("host"), x)
 
+
 @pytest.mark.parametrize("op_type,dtype,values", [
     ("GivenTensorFill", np.float32, [1.5, -2.0, 3.25, 4.0, 0.0, 7.0]),
     ("GivenTensorDoubleFill", np.float64, [1.5, -2.0, 3.25, 4.0, 0.0, 7.0]),
@@ -50,6 +52,7 @@ def test_given_tensor_fills(op_type, dtype, values):
     out = check_cpu_gpu(op, [])
     np.testing.assert_array_equal(out[0], np.array(values, dtype=dtype).reshape(2, 3))
 
+
 @pytest.mark.parametrize("op", [
     core.CreateOperator("ConstantFill", [], ["y"], shape=[4, 5], value=2.5),
     core.CreateOperator("ConstantFill", [], ["y"], shape=[3], value=7,
@@ -59,6 +62,7 @@ def test_given_tensor_fills(op_type, dtype, values):
 ])
 def test_deterministic_fills_match_cpu(op):
     check_cpu_gpu(op, [], rtol=0, atol=0)
+
 
 @pytest.mark.parametrize("op,check", [
     (core.CreateOperator("UniformFill", [], ["y"], shape=[1000], min=-2.0, max=3.0),
@@ -78,6 +82,7 @@ def test_random_fills_on_gpu_have_their_distribution(op, check):
     workspace.RunOperatorOnce(op)
     assert check(workspace.FetchBlob("y"))
 
+
 def test_flatten_and_unflatten_dense_tensors():
     a = np.random.rand(2, 3).astype(np.float32)
     b = np.random.rand(5).astype(np.float32)
@@ -92,6 +97,7 @@ def test_flatten_and_unflatten_dense_tensors():
         "UnflattenDenseTensors", ["buf", "a", "b"], ["a", "b"], device_option=gpu()))
     np.testing.assert_array_equal(workspace.FetchBlob("a"), buf[:6].reshape(2, 3))
     np.testing.assert_array_equal(workspace.FetchBlob("b"), buf[6:])
+
 
 def test_free_releases_a_gpu_tensor():
     workspace.ResetWorkspace()

@@ -13,8 +13,6 @@ REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Accuracy, GPUFallbackOp);
 
 // Losses: one small (batch x classes) pass per step.
-REGISTER_CUDA_OPERATOR(SoftmaxWithLoss, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SoftmaxWithLossGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LabelCrossEntropy, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LabelCrossEntropyGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(AveragedLoss, GPUFallbackOp);

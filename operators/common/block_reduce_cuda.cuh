@@ -6,6 +6,10 @@
 //   BlockSum(v)  the sum of v over the block's threads
 //   BlockMax(v)  the largest v (float; -inf for a block whose threads all pass -inf)
 //
+// Row kernels (one block per row) launch CudaRowBlocks(rows) blocks and loop
+//   for (int64_t i = blockIdx.x; i < rows; i += gridDim.x)
+// so that any number of rows is covered.
+//
 // Sums of float terms that feed a loss are accumulated in double, as the CPU kernels do.
 #pragma once
 
@@ -14,6 +18,9 @@
 #include "core/cuda/cuda_launch.h"
 
 namespace caffe2 {
+
+inline int CudaRowBlocks(int64_t rows) { return CudaBlocks(rows * kCudaThreadsPerBlock); }
+
 namespace block_reduce_detail {
 
 struct SumOp {

@@ -23,9 +23,6 @@ namespace caffe2 {
 namespace {
 
 constexpr float kLogThreshold = 1e-20f;  // as the CPU kernel
-constexpr int64_t kMaxRowBlocks = 4096;  // rows beyond this are covered by a grid-stride loop
-
-int RowBlocks(int64_t rows) { return static_cast<int>(std::max<int64_t>(1, std::min(rows, kMaxRowBlocks))); }
 
 // Whether row i's target is valid: a class id in [0, D), or probabilities summing to 1 (+-1e-5).
 // Every thread of the block must call it (the probability sum is a block reduction).
@@ -144,7 +141,7 @@ class CudaSoftmaxWithLossOp final : public CudaSoftmaxWithLossBase {
     int* bad = bad_.mutable_data<int>();
     C2_CUDA_CHECK(cudaMemsetAsync(bad, 0, sizeof(int), context_.stream()));
     if (s.N > 0) {
-      SoftmaxLossRowsKernel<<<RowBlocks(s.N), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+      SoftmaxLossRowsKernel<<<CudaRowBlocks(s.N), kCudaThreadsPerBlock, 0, context_.stream()>>>(
           s.N, s.D, X.data<float>(), args_.label_prob ? nullptr : T.data<int>(),
           args_.label_prob ? T.data<float>() : nullptr, w, p, row_loss, bad);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
@@ -184,7 +181,7 @@ class CudaSoftmaxWithLossGradientOp final : public CudaSoftmaxWithLossBase {
                                                                                    dLoss.data<float>(), g);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     if (s.N > 0 && s.D > 0) {
-      SoftmaxLossGradKernel<<<RowBlocks(s.N), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+      SoftmaxLossGradKernel<<<CudaRowBlocks(s.N), kCudaThreadsPerBlock, 0, context_.stream()>>>(
           s.N, s.D, args_.label_prob ? nullptr : T.data<int>(), args_.label_prob ? T.data<float>() : nullptr, w,
           P.data<float>(), g, dx);
       C2_CUDA_KERNEL_LAUNCH_CHECK();

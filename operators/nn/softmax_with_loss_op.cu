@@ -54,7 +54,8 @@ __global__ void SoftmaxLossRowsKernel(int64_t N, int64_t D, const float* x, cons
       if (prob) ce -= prob[i * D + j] * logf(fmaxf(pj, kLogThreshold));
     }
     if (prob) ce = BlockSum(ce);
-    const bool valid = ValidTarget(i, D, label, prob);  // synchronises the block: p_i is complete
+    const bool valid = ValidTarget(i, D, label, prob);
+    __syncthreads();  // p_i is complete before thread 0 reads p_i[label]
     if (threadIdx.x == 0) {
       if (!prob && valid) ce = -logf(fmaxf(pi[label[i]], kLogThreshold));
       if (!valid) *bad = 1;

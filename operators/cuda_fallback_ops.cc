@@ -7,24 +7,9 @@
 
 namespace caffe2 {
 
-// Learning-rate schedule, metrics and printing: a handful of scalars per step.
+// Learning-rate schedule and printing: a handful of scalars per step.
 REGISTER_CUDA_OPERATOR(Print, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(Accuracy, GPUFallbackOp);
-
-// Losses: one small (batch x classes) pass per step.
-REGISTER_CUDA_OPERATOR(SoftmaxWithLoss, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SoftmaxWithLossGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LabelCrossEntropy, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LabelCrossEntropyGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(AveragedLoss, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(AveragedLossGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(CrossEntropy, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(CrossEntropyGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SpatialSoftmaxWithLoss, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SpatialSoftmaxWithLossGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SquaredL2Distance, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SquaredL2DistanceGradient, GPUFallbackOp);
 
 // Elementwise ops without a functor kernel, and the broadcast gradients' reductions.
 REGISTER_CUDA_OPERATOR(Pow, GPUFallbackOp);

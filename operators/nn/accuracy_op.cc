@@ -4,6 +4,7 @@
 // No gradient.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/accuracy_op.h"
 
 namespace caffe2 {
 namespace {
@@ -11,25 +12,18 @@ namespace {
 class AccuracyOp final : public Operator<CPUContext> {
  public:
   AccuracyOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), top_k_(GetSingleArgument<int>("top_k", 1)) {
-    C2_ENFORCE(top_k_ >= 1, "top_k must be >= 1, got ", top_k_);
-  }
+      : Operator<CPUContext>(def, ws), top_k_(ReadAccuracyTopK(*this)) {}
 
   bool RunOnDevice() override {
     const Tensor& P = Input(0);
     const Tensor& L = Input(1);
-    C2_ENFORCE(P.IsType<float>() && P.ndim() == 2, "prediction must be a 2-d float tensor, got ",
-               P.meta().name, " ", Tensor::DimsString(P.dims()));
-    const int64_t N = P.dim(0), D = P.dim(1);
-    C2_ENFORCE(L.IsType<int>() && L.numel() == N && (L.ndim() == 1 || (L.ndim() == 2 && L.dim(1) == 1)),
-               "label must be int32 (", N, "), got ", L.meta().name, " ", Tensor::DimsString(L.dims()));
-    C2_ENFORCE(top_k_ <= D, "top_k ", top_k_, " exceeds the number of classes ", D);
+    const AccuracyShape s = CheckAccuracyInputs(P, L, top_k_);
+    const int64_t N = s.N, D = s.D;
     const float* p = P.data<float>();
     const int* l = L.data<int>();
     int64_t correct = 0;
     for (int64_t i = 0; i < N; ++i) {
       const int label = l[i];
-      C2_ENFORCE(label >= 0 && label < D, "label ", label, " in row ", i, " is out of range [0, ", D, ")");
       const float* row = p + i * D;
       const float v = row[label];
       int64_t better = 0;

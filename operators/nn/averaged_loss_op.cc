@@ -2,6 +2,7 @@
 // Gradient AveragedLossGradient: [X, dLoss] -> [dX], every element dLoss / numel.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/averaged_loss_op.h"
 
 namespace caffe2 {
 namespace {
@@ -11,8 +12,7 @@ class AveragedLossOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.IsType<float>(), "float input expected, got ", X.meta().name);
-    C2_ENFORCE(X.numel() > 0, "cannot average an empty tensor ", Tensor::DimsString(X.dims()));
+    CheckAveragedLossInput(X);
     double sum = 0;
     const float* x = X.data<float>();
     for (int64_t i = 0; i < X.numel(); ++i) sum += x[i];
@@ -29,8 +29,7 @@ class AveragedLossGradientOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const Tensor& dLoss = Input(1);
-    C2_ENFORCE(dLoss.numel() == 1 && dLoss.IsType<float>(), "dLoss must be one float, got ",
-               dLoss.DebugString());
+    CheckAveragedLossGradient(dLoss);
     Tensor* dX = Output(0);
     dX->ResizeLike(X);
     const float g = dLoss.data<float>()[0] / static_cast<float>(X.numel());

@@ -6,23 +6,16 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/cross_entropy_op.h"
 
 namespace caffe2 {
 namespace {
 
 constexpr float kLogThreshold = 1e-20f;
 
-struct Rows {
-  int64_t N, D;
-};
+using Rows = CrossEntropyShape;
 
-Rows CheckInputs(const Tensor& X, const Tensor& L) {
-  C2_ENFORCE(X.IsType<float>() && (X.ndim() == 1 || X.ndim() == 2), "X must be a 1-d or 2-d float tensor, got ",
-             X.meta().name, " ", Tensor::DimsString(X.dims()));
-  C2_ENFORCE(L.IsType<float>() && L.dims() == X.dims(), "label must be float and shaped like X ",
-             Tensor::DimsString(X.dims()), ", got ", L.meta().name, " ", Tensor::DimsString(L.dims()));
-  return Rows{X.ndim() == 2 ? X.dim(0) : 1, X.ndim() == 2 ? X.dim(1) : X.dim(0)};
-}
+Rows CheckInputs(const Tensor& X, const Tensor& L) { return CheckCrossEntropyInputs(X, L); }
 
 class CrossEntropyOp final : public Operator<CPUContext> {
  public:
@@ -53,8 +46,7 @@ class CrossEntropyGradientOp final : public Operator<CPUContext> {
     const Tensor& L = Input(1);
     const Tensor& dY = Input(2);
     const Rows r = CheckInputs(X, L);
-    C2_ENFORCE(dY.IsType<float>() && dY.numel() == r.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
-               r.N, " floats");
+    CheckCrossEntropyGradient(dY, r);
     Tensor* dX = Output(0);
     dX->ResizeLike(X);
     const float* x = X.data<float>();

@@ -6,30 +6,16 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/label_cross_entropy_op.h"
 
 namespace caffe2 {
 namespace {
 
 constexpr float kLogThreshold = 1e-20f;
 
-struct Rows {
-  int64_t N, D;
-};
+using Rows = LabelCrossEntropyShape;
 
-Rows CheckInputs(const Tensor& X, const Tensor& L) {
-  C2_ENFORCE(X.IsType<float>() && (X.ndim() == 1 || X.ndim() == 2), "X must be a 1-d or 2-d float tensor, got ",
-             X.meta().name, " ", Tensor::DimsString(X.dims()));
-  Rows r{X.ndim() == 2 ? X.dim(0) : 1, X.ndim() == 2 ? X.dim(1) : X.dim(0)};
-  C2_ENFORCE(L.IsType<int>(), "label must be int32, got ", L.meta().name);
-  C2_ENFORCE((L.ndim() == 1 && L.dim(0) == r.N) || (L.ndim() == 2 && L.dim(0) == r.N && L.dim(1) == 1),
-             "label ", Tensor::DimsString(L.dims()), " must be (", r.N, ") or (", r.N, ", 1) for X ",
-             Tensor::DimsString(X.dims()));
-  const int* l = L.data<int>();
-  for (int64_t i = 0; i < r.N; ++i) {
-    C2_ENFORCE(l[i] >= 0 && l[i] < r.D, "label ", l[i], " in row ", i, " is out of range [0, ", r.D, ")");
-  }
-  return r;
-}
+Rows CheckInputs(const Tensor& X, const Tensor& L) { return CheckLabelCrossEntropyInputs(X, L); }
 
 class LabelCrossEntropyOp final : public Operator<CPUContext> {
  public:
@@ -56,8 +42,7 @@ class LabelCrossEntropyGradientOp final : public Operator<CPUContext> {
     const Tensor& L = Input(1);
     const Tensor& dY = Input(2);
     const Rows r = CheckInputs(X, L);
-    C2_ENFORCE(dY.IsType<float>() && dY.numel() == r.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
-               r.N, " floats");
+    CheckLabelCrossEntropyGradient(dY, r);
     Tensor* dX = Output(0);
     dX->ResizeLike(X);
     const float* x = X.data<float>();

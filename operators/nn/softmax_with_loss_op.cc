@@ -11,61 +11,23 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/nn/softmax_op.h"
+#include "operators/nn/softmax_with_loss_op.h"
 
 namespace caffe2 {
 namespace {
 
 constexpr float kLogThreshold = 1e-20f;
 
-struct LossShape {
-  int64_t N, D;
-};
-
 class SoftmaxWithLossBase : public Operator<CPUContext> {
  public:
   SoftmaxWithLossBase(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws),
-        scale_(GetSingleArgument<float>("scale", 1.0f)),
-        label_prob_(GetSingleArgument<int>("label_prob", 0) != 0),
-        axis_(GetSingleArgument<int>("axis", 1)) {
-    const std::string order = GetSingleArgument<std::string>("order", "NCHW");
-    C2_ENFORCE(order == "NCHW", "only order NCHW is supported, got ", order);
-    C2_ENFORCE(scale_ >= 0, "scale must be >= 0, got ", scale_);
-  }
+      : Operator<CPUContext>(def, ws), args_(ReadSoftmaxWithLossArgs(*this)),
+        scale_(args_.scale), label_prob_(args_.label_prob) {}
 
  protected:
-  // Checks logits and labels (and weights when `weights` is non-null); returns N, D.
+  using LossShape = SoftmaxWithLossShape;
   LossShape Check(const Tensor& X, const Tensor& T, const Tensor* W) const {
-    C2_ENFORCE(X.IsType<float>(), "logits must be float, got ", X.meta().name);
-    const int ax = axis_ < 0 ? axis_ + X.ndim() : axis_;
-    C2_ENFORCE(ax >= 0 && ax < X.ndim(), "axis ", axis_, " out of range for logits ",
-               Tensor::DimsString(X.dims()));
-    LossShape s{X.size_to_dim(ax), X.size_from_dim(ax)};
-    if (label_prob_) {
-      C2_ENFORCE(T.IsType<float>() && T.numel() == s.N * s.D, "label_prob=1 needs float labels of ",
-                 s.N, " x ", s.D, " probabilities, got ", T.meta().name, " ", Tensor::DimsString(T.dims()));
-      const float* t = T.data<float>();
-      for (int64_t i = 0; i < s.N; ++i) {
-        double sum = 0;
-        for (int64_t j = 0; j < s.D; ++j) sum += t[i * s.D + j];
-        C2_ENFORCE(std::abs(sum - 1.0) < 1e-5, "label_prob row ", i, " sums to ", sum, " instead of 1");
-      }
-    } else {
-      C2_ENFORCE(T.IsType<int>(), "labels must be int32, got ", T.meta().name);
-      C2_ENFORCE(T.numel() == s.N && (T.ndim() <= 1 || T.dims().back() == 1 || T.ndim() == ax),
-                 "labels ", Tensor::DimsString(T.dims()), " must hold one label per row of the ", s.N,
-                 " x ", s.D, " logits");
-      const int* t = T.data<int>();
-      for (int64_t i = 0; i < s.N; ++i) {
-        C2_ENFORCE(t[i] >= 0 && t[i] < s.D, "label ", t[i], " in row ", i, " is out of range [0, ",
-                   s.D, ")");
-      }
-    }
-    if (W) {
-      C2_ENFORCE(W->IsType<float>() && W->numel() == s.N, "weights ", Tensor::DimsString(W->dims()),
-                 " must hold one float per row (", s.N, ")");
-    }
-    return s;
+    return CheckSoftmaxWithLossInputs(args_, X, T, W);
   }
 
   float Weight(const Tensor* W, int64_t i) const { return W ? W->data<float>()[i] : 1.0f; }
@@ -76,9 +38,9 @@ class SoftmaxWithLossBase : public Operator<CPUContext> {
     return static_cast<float>(sum);
   }
 
+  SoftmaxWithLossArgs args_;
   float scale_;
   bool label_prob_;
-  int axis_;
 };
 
 class SoftmaxWithLossOp final : public SoftmaxWithLossBase {
@@ -126,10 +88,7 @@ class SoftmaxWithLossGradientOp final : public SoftmaxWithLossBase {
     const Tensor& P = Input(weighted ? 3 : 2);
     const Tensor& dLoss = Input(weighted ? 4 : 3);
     const LossShape s = Check(X, T, W);
-    C2_ENFORCE(P.dims() == X.dims(), "softmax ", Tensor::DimsString(P.dims()), " must be shaped like logits ",
-               Tensor::DimsString(X.dims()));
-    C2_ENFORCE(dLoss.numel() == 1 && dLoss.IsType<float>(), "dLoss must be one float, got ",
-               dLoss.DebugString());
+    CheckSoftmaxWithLossGradientInputs(X, P, dLoss);
     const float total = TotalWeight(W, s.N);
     const float g = total != 0 ? scale_ * dLoss.data<float>()[0] / total : 0.0f;
     Tensor* dX = Output(0);

@@ -10,38 +10,21 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/spatial_softmax_with_loss_op.h"
 
 namespace caffe2 {
 namespace {
 
-constexpr int kIgnoreLabel = -1;
+constexpr int kIgnoreLabel = kSpatialSoftmaxIgnoreLabel;
 
 class SpatialSoftmaxWithLossBase : public Operator<CPUContext> {
  public:
   SpatialSoftmaxWithLossBase(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), scale_(GetSingleArgument<float>("scale", 1.0f)) {
-    const std::string order = GetSingleArgument<std::string>("order", "NCHW");
-    C2_ENFORCE(order == "NCHW", "only order NCHW is supported, got ", order);
-  }
+      : Operator<CPUContext>(def, ws), scale_(ReadSpatialSoftmaxWithLossScale(*this)) {}
 
  protected:
   void Check(const Tensor& X, const Tensor& T, const Tensor* W) const {
-    C2_ENFORCE(X.ndim() == 4 && X.IsType<float>(), "logits must be a 4-d (N, D, H, W) float tensor, got ",
-               X.meta().name, " ", Tensor::DimsString(X.dims()));
-    const std::vector<int64_t> want{X.dim(0), X.dim(2), X.dim(3)};
-    C2_ENFORCE(T.IsType<int>() && T.dims() == want, "labels must be int32 ", Tensor::DimsString(want),
-               " for logits ", Tensor::DimsString(X.dims()), ", got ", T.meta().name, " ",
-               Tensor::DimsString(T.dims()));
-    if (W) {
-      C2_ENFORCE(W->IsType<float>() && W->dims() == want, "weights must be float ",
-                 Tensor::DimsString(want), ", got ", Tensor::DimsString(W->dims()));
-    }
-    const int* t = T.data<int>();
-    const int64_t D = X.dim(1);
-    for (int64_t i = 0; i < T.numel(); ++i) {
-      C2_ENFORCE(t[i] == kIgnoreLabel || (t[i] >= 0 && t[i] < D), "label ", t[i], " at position ", i,
-                 " is out of range [0, ", D, ") and not the ignore label -1");
-    }
+    CheckSpatialSoftmaxWithLossInputs(X, T, W);
   }
 
   // Sum of the weights of the non-ignored positions.
@@ -108,10 +91,7 @@ class SpatialSoftmaxWithLossGradientOp final : public SpatialSoftmaxWithLossBase
     const Tensor& P = Input(weighted ? 3 : 2);
     const Tensor& dLoss = Input(weighted ? 4 : 3);
     Check(X, T, W);
-    C2_ENFORCE(P.dims() == X.dims(), "softmax ", Tensor::DimsString(P.dims()), " must be shaped like logits ",
-               Tensor::DimsString(X.dims()));
-    C2_ENFORCE(dLoss.numel() == 1 && dLoss.IsType<float>(), "dLoss must be one float, got ",
-               dLoss.DebugString());
+    CheckSpatialSoftmaxWithLossGradientInputs(X, P, dLoss);
     const int64_t N = X.dim(0), D = X.dim(1), HW = X.dim(2) * X.dim(3);
     const float total = TotalWeight(T, W);
     const float g = total != 0 ? scale_ * dLoss.data<float>()[0] / total : 0.0f;

@@ -2,16 +2,10 @@
 // Gradient SquaredL2DistanceGradient: [X, Y, dZ] -> [dX, dY], dX = (X - Y) * dZ_i, dY = -dX.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/squared_l2_distance_op.h"
 
 namespace caffe2 {
 namespace {
-
-void CheckPair(const Tensor& X, const Tensor& Y) {
-  C2_ENFORCE(X.dims() == Y.dims(), "X ", Tensor::DimsString(X.dims()), " and Y ",
-             Tensor::DimsString(Y.dims()), " must have the same shape");
-  C2_ENFORCE(X.IsType<float>() && Y.IsType<float>(), "float inputs expected, got ", X.meta().name,
-             " and ", Y.meta().name);
-}
 
 class SquaredL2DistanceOp final : public Operator<CPUContext> {
  public:
@@ -19,9 +13,8 @@ class SquaredL2DistanceOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const Tensor& Y = Input(1);
-    CheckPair(X, Y);
-    const int64_t n = X.ndim() > 0 ? X.dim(0) : 1;
-    const int64_t d = n > 0 ? X.numel() / n : 0;
+    const SquaredL2DistanceShape s = CheckSquaredL2DistanceInputs(X, Y);
+    const int64_t n = s.n, d = s.d;
     Tensor* Z = Output(0);
     Z->Resize(n);
     float* z = Z->mutable_data<float>();
@@ -46,10 +39,9 @@ class SquaredL2DistanceGradientOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& Y = Input(1);
     const Tensor& dZ = Input(2);
-    CheckPair(X, Y);
-    const int64_t n = X.ndim() > 0 ? X.dim(0) : 1;
-    const int64_t d = n > 0 ? X.numel() / n : 0;
-    C2_ENFORCE(dZ.numel() == n, "dZ ", Tensor::DimsString(dZ.dims()), " must hold ", n, " values");
+    const SquaredL2DistanceShape s = CheckSquaredL2DistanceInputs(X, Y);
+    const int64_t n = s.n, d = s.d;
+    CheckSquaredL2DistanceGradient(dZ, s);
     Tensor* dX = Output(0);
     Tensor* dY = Output(1);
     dX->ResizeLike(X);

@@ -1,6 +1,7 @@
-"""Device checks of the CUDA registrations that run CPU kernels (operators/cuda_fallback_ops.cc,
-GPUFallbackOp): each op on the GPU against the CPU, and its gradient where it has one. Also the
-host-side counters (Iter, AtomicIter) on a GPU op."""
+"""One table row per op: each op on the GPU against the CPU, and its gradient where it has one.
+The table began with the CUDA registrations that run CPU kernels (operators/cuda_fallback_ops.cc,
+GPUFallbackOp); many of its ops have their own kernels now, and the rows check those the same way.
+Also the host-side counters (Iter, AtomicIter) on a GPU op."""
 import numpy as np
 import pytest
 

@@ -106,9 +106,14 @@ done
 
 # The GPU module's tests, tests/python/cuda/, and the CPU-suite files whose outcome depends on a GPU
 # being present (GPU-only ImageInput cases; feed/fetch and workspace fallbacks that skip with one).
+# Then the end-to-end GPU tests: NCCL worlds across processes (1 GPU: one rank, the refusals) and
+# the trainer on one GPU (float, float16, fp16 compute with dynamic loss scaling).
 tests=(tests/python/src/test_gpu_module.py tests/python/src/test_feed_fetch.py
        tests/python/python/test_workspace.py tests/python/operators/io/test_image_input.py)
 [ -d tests/python/cuda ] && tests+=(tests/python/cuda)
+[ -f tests/python/distributed/test_nccl_world.py ] && tests+=(tests/python/distributed/test_nccl_world.py)
+[ -f tests/python/examples/test_resnet50_trainer.py ] &&
+  tests+=("tests/python/examples/test_resnet50_trainer.py::test_trains_on_a_gpu")
 timeout_arg=$("$PY" -c 'import pytest_timeout' 2>/dev/null && echo --timeout=120)
 # shellcheck disable=SC2086  # EXTRA_PYTEST is split into arguments on purpose
 run_step pytest 300 "$OUT/pytest.log" "$PY" -m pytest -q -rs --durations=5 -p no:cacheprovider $timeout_arg \

@@ -73,7 +73,8 @@ StridedCopyPlan MakeStridedCopyPlan(const std::vector<int64_t>& ydims,
   uint64_t divisible = static_cast<uint64_t>(align) | (static_cast<uint64_t>(offset) * item);
   if (inner_run) {
     divisible |= static_cast<uint64_t>(dims.back()) * item;
-    for (size_t d = 0; d + 1 < dims.size(); ++d) divisible |= static_cast<uint64_t>(strides[d]) * item;
+    for (size_t d = 0; d + 1 < dims.size(); ++d)
+      divisible |= static_cast<uint64_t>(strides[d]) * item;
   } else {
     divisible |= item;
   }

@@ -1,8 +1,7 @@
-#include "operators/common/strided_copy_cuda.h"
-
 #include <algorithm>
 
 #include "core/cuda/cuda_launch.h"
+#include "operators/common/strided_copy_cuda.h"
 
 namespace caffe2 {
 namespace {
@@ -71,12 +70,10 @@ void StridedCopyOnStream(const StridedCopyPlan& plan, const void* src, void* dst
   if (plan.Contiguous()) {
     const size_t bytes = static_cast<size_t>(plan.n) * plan.word;
     const size_t at = static_cast<size_t>(plan.offset) * plan.word;
-    C2_CUDA_CHECK(
-        scatter
-            ? cudaMemcpyAsync(static_cast<char*>(dst) + at, src, bytes, cudaMemcpyDeviceToDevice,
-                              stream)
-            : cudaMemcpyAsync(dst, static_cast<const char*>(src) + at, bytes,
-                              cudaMemcpyDeviceToDevice, stream));
+    C2_CUDA_CHECK(scatter ? cudaMemcpyAsync(static_cast<char*>(dst) + at, src, bytes,
+                                            cudaMemcpyDeviceToDevice, stream)
+                          : cudaMemcpyAsync(dst, static_cast<const char*>(src) + at, bytes,
+                                            cudaMemcpyDeviceToDevice, stream));
     return;
   }
   switch (plan.word) {

@@ -5,9 +5,9 @@
 //   gather:  y[i] = x[offset + sum_d c_d(i) * stride[d]]
 //   scatter: x[offset + sum_d c_d(i) * stride[d]] = y[i]       (SliceGradient)
 // where c_d(i) are the coordinates of i in `dims`. MakeStridedCopyPlan builds it from element dims
-// and strides: it drops size-1 dims, merges dims that are contiguous in x as well as in y, and picks
-// the widest word (up to 16 bytes) that the element size, the runs and the base addresses allow, so
-// a copy of whole rows moves 16-byte words while a true transpose moves single elements.
+// and strides: it drops size-1 dims, merges dims that are contiguous in x as well as in y, and
+// picks the widest word (up to 16 bytes) that the element size, the runs and the base addresses
+// allow, so a copy of whole rows moves 16-byte words while a true transpose moves single elements.
 //
 // The index math is __host__ __device__: the CUDA kernels (strided_copy.cu) and the host tests
 // (tests/cpp/operators/test_strided_copy.cc) run the same code. A plan whose innermost two dims
@@ -33,13 +33,13 @@ namespace caffe2 {
 constexpr int kStridedCopyMaxDims = 16;
 
 struct StridedCopyPlan {
-  int ndim = 0;   // dims after merging (at least 1 unless n == 0)
-  int word = 1;   // bytes per word: 1, 2, 4, 8 or 16
-  int64_t n = 0;  // words in y
-  int64_t offset = 0;  // x position of y[0], in words
+  int ndim = 0;                              // dims after merging (at least 1 unless n == 0)
+  int word = 1;                              // bytes per word: 1, 2, 4, 8 or 16
+  int64_t n = 0;                             // words in y
+  int64_t offset = 0;                        // x position of y[0], in words
   int64_t dims[kStridedCopyMaxDims] = {};    // y dims, in words
   int64_t stride[kStridedCopyMaxDims] = {};  // x stride of each y dim, in words
-  bool small_index = false;  // every y and x position fits in int32
+  bool small_index = false;                  // every y and x position fits in int32
 
   // y is one contiguous run of x: a plain memcpy of n words from x + offset.
   bool Contiguous() const { return ndim == 1 && stride[0] == 1; }
@@ -76,8 +76,8 @@ struct TiledTranspose {
   int64_t batches = 1, rows = 0, cols = 0, batch_stride = 0, col_stride = 0, offset = 0;
 };
 
-constexpr int kTransposeTile = 32;       // tile edge, in words
-constexpr int kTransposeTileRows = 8;    // thread rows of a block (kTransposeTile threads each)
+constexpr int kTransposeTile = 32;     // tile edge, in words
+constexpr int kTransposeTileRows = 8;  // thread rows of a block (kTransposeTile threads each)
 
 // Whether `plan` (gather direction) is a batched 2-D transpose with both sides at least half a
 // tile wide (narrower ones waste most of a tile), and its tiled form.
@@ -93,7 +93,8 @@ C2_HOST_DEVICE inline void TransposeTileLoad(const TiledTranspose& t, int64_t b,
   const int64_t r = by * kTransposeTile + tx;
   for (int j = ty; j < kTransposeTile; j += kTransposeTileRows) {
     const int64_t c = bx * kTransposeTile + j;
-    if (r < t.rows && c < t.cols) tile[j][tx] = x[t.offset + b * t.batch_stride + r + c * t.col_stride];
+    if (r < t.rows && c < t.cols)
+      tile[j][tx] = x[t.offset + b * t.batch_stride + r + c * t.col_stride];
   }
 }
 

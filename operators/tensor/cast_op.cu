@@ -1,6 +1,6 @@
 // CUDA kernel of Cast (contract in cast_op.h): one thread per element converts through double,
 // exactly as the CPU kernel does (float16 through float with round-to-nearest-even; bool is
-// value != 0). In place, the result is built in a scratch tensor and copied back.
+// value != 0). In place, the result is built in a scratch tensor and copied into X.
 #include <cuda_fp16.h>
 
 #include "core/cuda/cuda_launch.h"
@@ -12,8 +12,8 @@
 namespace caffe2 {
 namespace {
 
-using CastTypes = TypeList<float, double, float16, int32_t, int64_t, int16_t, int8_t, uint16_t,
-                           uint8_t, bool>;
+using CastTypes =
+    TypeList<float, double, float16, int32_t, int64_t, int16_t, int8_t, uint16_t, uint8_t, bool>;
 
 template <class T>
 __device__ inline double CastToDouble(T v) {
@@ -68,13 +68,20 @@ class CudaCastOp final : public Operator<CUDAContext> {
       C2_ENFORCE(known_target, "cannot cast to ", DataTypeName(to_));
     });
     C2_ENFORCE(known_source, "cannot cast from ", X.meta().name);
-    if (in_place) CopyTensorData(&context_, scratch_, Output(0));
+    if (in_place) {
+      // X's storage is about to be replaced while the kernel may still read it: keep it alive
+      // until the next run, when this run's work is done.
+      Tensor* Y = Output(0);
+      if (Y->has_storage()) retired_.ShareData(*Y);
+      CopyTensorData(&context_, scratch_, Y);
+    }
     return true;
   }
 
  private:
   DataType to_;
   Tensor scratch_;
+  Tensor retired_;
 };
 
 }  // namespace

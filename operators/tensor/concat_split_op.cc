@@ -131,10 +131,9 @@ SplitLayout MakeSplitLayout(const Tensor& X, int axis_arg, bool add_axis,
 
 bool SplitOp::RunOnDevice() {
   const Tensor& X = Input(0);
-  const SplitLayout layout =
-      MakeSplitLayout(X, axis_, add_axis_,
-                      InputSize() == 2 ? IntValues(OnHost(Input(1), &host_split_), "split") : split_,
-                      OutputSize());
+  const SplitLayout layout = MakeSplitLayout(
+      X, axis_, add_axis_,
+      InputSize() == 2 ? IntValues(OnHost(Input(1), &host_split_), "split") : split_, OutputSize());
   const int64_t outer = layout.outer, inner = layout.inner, extent = layout.extent;
   const TypeMeta& meta = X.meta();
   const char* x = static_cast<const char*>(X.raw_data());

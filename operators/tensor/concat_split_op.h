@@ -2,11 +2,12 @@
 //
 // Concat: [X0, X1, ...] -> [concat_result, split_info]. Inputs share dtype and all dims but the
 //   axis; the result joins them along `axis`. split_info is an int32 tensor holding each input's
-//   extent along the axis; it lives on the host on every device (the CUDA op too, as upstream). With add_axis=1 the inputs have identical shapes and are
-//   stacked along a new axis (split_info is then all ones).
+//   extent along the axis; it lives on the host on every device (the CUDA op too, as upstream).
+//   With add_axis=1 the inputs have identical shapes and are stacked along a new axis (split_info
+//   is then all ones).
 // Split: [X, split?] -> [Y0, ..., Yk-1]. Cuts X along `axis` into pieces of the sizes in `split`
-//   (ints, or the optional int input, which wins; on the host or a GPU), equal pieces by default. With add_axis=1 every
-//   piece has size 1 and the axis is dropped from the outputs.
+//   (ints, or the optional int input, which wins; on the host or a GPU), equal pieces by default.
+//   With add_axis=1 every piece has size 1 and the axis is dropped from the outputs.
 // Axis: `axis` (int, negative counts from the end) or `order` (NCHW -> 1, NHWC -> 3); giving
 //   both is an error; neither means axis 1.
 // Gradients: Concat -> Split [dY, split_info] -> [dX0, ...]; Split -> Concat of the output

@@ -9,8 +9,8 @@ namespace caffe2 {
 namespace {
 
 // `rows` rows of `width` bytes from src (rows `spitch` bytes apart) to dst (`dpitch` apart).
-void CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-              size_t rows, int gpu, cudaStream_t stream) {
+void CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t rows,
+              int gpu, cudaStream_t stream) {
   if (width == 0 || rows == 0) return;
   if (rows == 1 || (width == dpitch && width == spitch)) {
     C2_CUDA_CHECK(cudaMemcpyAsync(dst, src, width * rows, cudaMemcpyDeviceToDevice, stream));
@@ -19,8 +19,8 @@ void CopyRows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t w
   int max_pitch = 0;
   C2_CUDA_CHECK(cudaDeviceGetAttribute(&max_pitch, cudaDevAttrMaxPitch, gpu));
   if (dpitch <= static_cast<size_t>(max_pitch) && spitch <= static_cast<size_t>(max_pitch)) {
-    C2_CUDA_CHECK(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
-                                    cudaMemcpyDeviceToDevice, stream));
+    C2_CUDA_CHECK(
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToDevice, stream));
     return;
   }
   for (size_t r = 0; r < rows; ++r) {  // rows too far apart for a 2-D copy: one copy per row

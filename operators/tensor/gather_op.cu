@@ -2,8 +2,8 @@
 // indices): one thread per word of OUTPUT, rows moved in the widest words (up to 16 bytes) that
 // the row size and the buffers' alignment allow.
 #include "core/cuda/cuda_launch.h"
-#include "operators/common/strided_copy.h"  // WordOf, PointerAlignment
 #include "operators/common/cuda_inputs.h"
+#include "operators/common/strided_copy.h"  // WordOf, PointerAlignment
 #include "operators/tensor/gather_op.h"
 #include "operators/tensor/tensor_util_cuda.h"
 

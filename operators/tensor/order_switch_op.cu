@@ -14,7 +14,8 @@ class CudaOrderSwitchOp final : public Operator<CUDAContext> {
     const Tensor& X = Input(0);
     C2_ENFORCE(X.ndim() == 4, "X must be 4-D, got ", Tensor::DimsString(X.dims()));
     CheckOnDevice(X, device(), "X");
-    TransposeOnGpu(&context_, X, kToNCHW ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{0, 2, 3, 1},
+    TransposeOnGpu(&context_, X,
+                   kToNCHW ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{0, 2, 3, 1},
                    Output(0));
     return true;
   }

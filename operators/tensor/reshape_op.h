@@ -23,8 +23,7 @@ template <class Context>
 class ReshapeOp final : public Operator<Context> {
  public:
   ReshapeOp(const OperatorDef& def, Workspace* ws)
-      : Operator<Context>(def, ws),
-        shape_(this->template GetRepeatedArgument<int64_t>("shape")) {
+      : Operator<Context>(def, ws), shape_(this->template GetRepeatedArgument<int64_t>("shape")) {
     C2_ENFORCE(this->InputSize() == 1 || !this->HasArgument("shape"),
                "give the new shape either as the 'shape' argument or as input 1, not both");
     C2_ENFORCE(this->InputSize() == 2 || this->HasArgument("shape"),

@@ -33,8 +33,8 @@ class CudaTileOp final : public TileBase<CUDAContext> {
     Y->Resize(dims);
     void* y = Y->raw_mutable_data(X.meta());
     const int64_t block = X.size_from_dim(axis);
-    StridedGather({X.size_to_dim(axis), tiles, block}, {block, 0, 1}, 0, X.itemsize(),
-                  X.raw_data(), y, context_.stream());
+    StridedGather({X.size_to_dim(axis), tiles, block}, {block, 0, 1}, 0, X.itemsize(), X.raw_data(),
+                  y, context_.stream());
     return true;
   }
 };

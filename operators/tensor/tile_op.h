@@ -23,9 +23,8 @@ class TileBase : public Operator<Context> {
  protected:
   // (tiles, axis) for a tensor of rank ndim, from the inputs after the first when present.
   std::pair<int64_t, int> Params(int ndim) {
-    const int64_t tiles = this->InputSize() > 1
-                              ? ScalarInt(OnHost(this->Input(1), &host_tiles_), "tiles")
-                              : tiles_;
+    const int64_t tiles =
+        this->InputSize() > 1 ? ScalarInt(OnHost(this->Input(1), &host_tiles_), "tiles") : tiles_;
     const int axis = this->InputSize() > 2
                          ? static_cast<int>(ScalarInt(OnHost(this->Input(2), &host_axis_), "axis"))
                          : axis_;

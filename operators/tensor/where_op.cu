@@ -10,8 +10,7 @@ namespace caffe2 {
 namespace {
 
 template <class W>
-__global__ void WhereKernel(int64_t n, int64_t block, const bool* c, const W* x, const W* y,
-                            W* z) {
+__global__ void WhereKernel(int64_t n, int64_t block, const bool* c, const W* x, const W* y, W* z) {
   C2_CUDA_KERNEL_LOOP(i, n) { z[i] = c[i / block] ? x[i] : y[i]; }
 }
 

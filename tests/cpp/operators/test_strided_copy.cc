@@ -26,10 +26,12 @@ void EmulateTiled(const TiledTranspose& t, const W* x, W* y) {
     for (int64_t by = 0; by < grid_y; ++by) {
       for (int64_t bx = 0; bx < grid_x; ++bx) {
         for (int ty = 0; ty < kTransposeTileRows; ++ty) {
-          for (int tx = 0; tx < kTransposeTile; ++tx) TransposeTileLoad(t, b, bx, by, tx, ty, x, tile);
+          for (int tx = 0; tx < kTransposeTile; ++tx)
+            TransposeTileLoad(t, b, bx, by, tx, ty, x, tile);
         }
         for (int ty = 0; ty < kTransposeTileRows; ++ty) {
-          for (int tx = 0; tx < kTransposeTile; ++tx) TransposeTileStore(t, b, bx, by, tx, ty, tile, y);
+          for (int tx = 0; tx < kTransposeTile; ++tx)
+            TransposeTileStore(t, b, bx, by, tx, ty, tile, y);
         }
       }
     }

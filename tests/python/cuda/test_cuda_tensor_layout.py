@@ -171,7 +171,8 @@ def test_concat_split_errors():
                      [values(np.float32, 2, 3), values(np.float32, 3, 3)],
                      "does not match input 0")
     check_same_error(core.CreateOperator("Concat", ["a", "b"], ["y", "i"], axis=1),
-                     [values(np.float32, 2, 3), values(np.int32, 2, 3)], "input 1 is int but input 0 is float")
+                     [values(np.float32, 2, 3), values(np.int32, 2, 3)],
+                     "input 1 is int but input 0 is float")
     check_same_error(core.CreateOperator("Concat", ["a"], ["y", "i"], axis=2),
                      [values(np.float32, 2, 3)], "axis 2 out of range for a 2-d input")
     check_same_error(core.CreateOperator("Split", ["x"], ["a", "b"], axis=1, split=[1, 1]),

@@ -1,8 +1,7 @@
-// Cast: [X] -> [Y], Y = X converted to `to` (spec ops §1.2.11). `to` is a TensorProto.DataType as
-// an int or its name ("FLOAT", "int32", ...), FLOAT by default. Numeric types and BOOL convert
-// among each other (FLOAT16 through float; a nonzero value becomes true); STRING is not castable.
-// Gradient: Cast(dY) with to=from_type and from_type=to; asking for it without `from_type` is an
-// error. FloatToHalf / HalfToFloat: [X] -> [Y] float <-> float16, gradients each other.
+// Cast, FloatToHalf, HalfToFloat: schemas, gradients and the CPU kernels (contracts in
+// cast_op.h).
+#include "operators/tensor/cast_op.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -10,9 +9,7 @@
 #include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
-namespace {
 
-// Reads a DataType argument stored as an int or as a name.
 DataType DataTypeArg(const ArgumentHelper& args, const std::string& name, DataType fallback) {
   const Argument* a = args.Find(name);
   if (!a) return fallback;
@@ -26,6 +23,16 @@ DataType DataTypeArg(const ArgumentHelper& args, const std::string& name, DataTy
              name, "'");
   return static_cast<DataType>(t);
 }
+
+DataType CastTarget(const OperatorDef& def) {
+  const DataType to = DataTypeArg(ArgumentHelper(def), "to", DataType::FLOAT);
+  C2_ENFORCE(to != DataType::STRING && to != DataType::UNDEFINED, "cannot cast to ",
+             DataTypeName(to));
+  TypeMeta::FromDataType(to);
+  return to;
+}
+
+namespace {
 
 template <class T>
 double ToDouble(T v) {
@@ -115,12 +122,7 @@ void Cast(const Tensor& X, DataType to, Tensor* Y) {
 class CastOp final : public Operator<CPUContext> {
  public:
   CastOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws),
-        to_(DataTypeArg(ArgumentHelper(def), "to", DataType::FLOAT)) {
-    C2_ENFORCE(to_ != DataType::STRING && to_ != DataType::UNDEFINED, "cannot cast to ",
-               DataTypeName(to_));
-    TypeMeta::FromDataType(to_);
-  }
+      : Operator<CPUContext>(def, ws), to_(CastTarget(def)) {}
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     Tensor* Y = Output(0);

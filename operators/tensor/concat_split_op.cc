@@ -1,5 +1,8 @@
 #include "operators/tensor/concat_split_op.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -25,42 +28,56 @@ ConcatOp::ConcatOp(const OperatorDef& def, Workspace* ws)
       axis_(ConcatSplitAxis(*this)),
       add_axis_(GetSingleArgument<int>("add_axis", 0) != 0) {}
 
-bool ConcatOp::RunOnDevice() {
-  const Tensor& X0 = Input(0);
-  const int out_ndim = X0.ndim() + (add_axis_ ? 1 : 0);
-  const int axis = CanonicalAxis(axis_, out_ndim);
-  std::vector<int64_t> dims = X0.dims();
-  if (add_axis_) dims.insert(dims.begin() + axis, 1);
-  Tensor* split = Output(1);
-  split->Resize(InputSize());
-  int32_t* sizes = split->mutable_data<int32_t>();
+ConcatLayout MakeConcatLayout(const std::vector<const Tensor*>& inputs, int axis_arg,
+                              bool add_axis) {
+  const Tensor& X0 = *inputs[0];
+  const int out_ndim = X0.ndim() + (add_axis ? 1 : 0);
+  ConcatLayout layout;
+  const int axis = layout.axis = CanonicalAxis(axis_arg, out_ndim);
+  std::vector<int64_t>& dims = layout.dims = X0.dims();
+  if (add_axis) dims.insert(dims.begin() + axis, 1);
   int64_t total = 0;
-  for (int i = 0; i < InputSize(); ++i) {
-    const Tensor& Xi = Input(i);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& Xi = *inputs[i];
     C2_ENFORCE(Xi.meta() == X0.meta(), "input ", i, " is ", Xi.meta().name, " but input 0 is ",
                X0.meta().name);
     std::vector<int64_t> di = Xi.dims();
-    if (add_axis_) di.insert(di.begin() + std::min<int>(axis, static_cast<int>(di.size())), 1);
+    if (add_axis) di.insert(di.begin() + std::min<int>(axis, static_cast<int>(di.size())), 1);
     bool match = di.size() == dims.size();
     for (size_t d = 0; match && d < dims.size(); ++d) {
       match = static_cast<int>(d) == axis || di[d] == dims[d];
     }
     C2_ENFORCE(match, "input ", i, " ", Tensor::DimsString(Xi.dims()), " does not match input 0 ",
-               Tensor::DimsString(X0.dims()), add_axis_ ? "" : " outside axis ",
-               add_axis_ ? "" : std::to_string(axis));
-    sizes[i] = static_cast<int32_t>(di[axis]);
+               Tensor::DimsString(X0.dims()), add_axis ? "" : " outside axis ",
+               add_axis ? "" : std::to_string(axis));
+    layout.sizes.push_back(static_cast<int32_t>(di[axis]));
     total += di[axis];
   }
   dims[axis] = total;
+  layout.outer = Prod(dims, 0, axis);
+  layout.inner = Prod(dims, axis + 1, dims.size());
+  return layout;
+}
+
+void WriteSplitInfo(const ConcatLayout& layout, Tensor* split_info) {
+  split_info->Resize(static_cast<int64_t>(layout.sizes.size()));
+  int32_t* sizes = split_info->mutable_data<int32_t>();
+  for (size_t i = 0; i < layout.sizes.size(); ++i) sizes[i] = layout.sizes[i];
+}
+
+bool ConcatOp::RunOnDevice() {
+  std::vector<const Tensor*> inputs;
+  for (int i = 0; i < InputSize(); ++i) inputs.push_back(&Input(i));
+  const ConcatLayout layout = MakeConcatLayout(inputs, axis_, add_axis_);
+  WriteSplitInfo(layout, Output(1));
   Tensor* Y = Output(0);
-  Y->Resize(dims);
-  const int64_t outer = Prod(dims, 0, axis);
-  const int64_t inner = Prod(dims, axis + 1, dims.size());
-  const TypeMeta& meta = X0.meta();
+  Y->Resize(layout.dims);
+  const int64_t outer = layout.outer, inner = layout.inner, total = layout.dims[layout.axis];
+  const TypeMeta& meta = inputs[0]->meta();
   char* y = static_cast<char*>(Y->raw_mutable_data(meta));
   int64_t offset = 0;
   for (int i = 0; i < InputSize(); ++i) {
-    const int64_t chunk = sizes[i] * inner;
+    const int64_t chunk = layout.sizes[i] * inner;
     const char* x = static_cast<const char*>(Input(i).raw_data());
     for (int64_t o = 0; o < outer; ++o) {
       CopyItems(meta, chunk, x + o * chunk * meta.itemsize,
@@ -77,12 +94,11 @@ SplitOp::SplitOp(const OperatorDef& def, Workspace* ws)
       add_axis_(GetSingleArgument<int>("add_axis", 0) != 0),
       split_(GetRepeatedArgument<int64_t>("split")) {}
 
-bool SplitOp::RunOnDevice() {
-  const Tensor& X = Input(0);
-  const int axis = CanonicalAxis(axis_, X.ndim());
-  const int64_t extent = X.dim(axis);
-  const int n = OutputSize();
-  std::vector<int64_t> sizes = InputSize() == 2 ? IntValues(Input(1), "split") : split_;
+SplitLayout MakeSplitLayout(const Tensor& X, int axis_arg, bool add_axis,
+                            std::vector<int64_t> sizes, int n) {
+  SplitLayout layout;
+  const int axis = layout.axis = CanonicalAxis(axis_arg, X.ndim());
+  const int64_t extent = layout.extent = X.dim(axis);
   if (sizes.empty()) {
     C2_ENFORCE(extent % n == 0, "cannot split dimension ", axis, " of size ", extent, " into ", n,
                " equal parts");
@@ -93,27 +109,40 @@ bool SplitOp::RunOnDevice() {
   int64_t sum = 0;
   for (int64_t s : sizes) {
     C2_ENFORCE(s >= 0, "split sizes must be non-negative, got ", s);
-    C2_ENFORCE(!add_axis_ || s == 1, "with add_axis=1 every split size must be 1, got ", s);
+    C2_ENFORCE(!add_axis || s == 1, "with add_axis=1 every split size must be 1, got ", s);
     sum += s;
   }
   C2_ENFORCE(sum == extent, "split sizes add up to ", sum, " but dimension ", axis, " of X ",
              Tensor::DimsString(X.dims()), " is ", extent);
-  const int64_t outer = X.size_to_dim(axis);
-  const int64_t inner = X.size_from_dim(axis + 1);
-  const TypeMeta& meta = X.meta();
-  const char* x = static_cast<const char*>(X.raw_data());
-  int64_t offset = 0;
+  layout.outer = X.size_to_dim(axis);
+  layout.inner = X.size_from_dim(axis + 1);
   for (int i = 0; i < n; ++i) {
     std::vector<int64_t> dims = X.dims();
-    if (add_axis_) {
+    if (add_axis) {
       dims.erase(dims.begin() + axis);
     } else {
       dims[axis] = sizes[i];
     }
+    layout.dims.push_back(dims);
+  }
+  layout.sizes = std::move(sizes);
+  return layout;
+}
+
+bool SplitOp::RunOnDevice() {
+  const Tensor& X = Input(0);
+  const SplitLayout layout = MakeSplitLayout(
+      X, axis_, add_axis_,
+      InputSize() == 2 ? IntValues(OnHost(Input(1), &host_split_), "split") : split_, OutputSize());
+  const int64_t outer = layout.outer, inner = layout.inner, extent = layout.extent;
+  const TypeMeta& meta = X.meta();
+  const char* x = static_cast<const char*>(X.raw_data());
+  int64_t offset = 0;
+  for (int i = 0; i < OutputSize(); ++i) {
     Tensor* Y = Output(i);
-    Y->Resize(dims);
+    Y->Resize(layout.dims[i]);
     char* y = static_cast<char*>(Y->raw_mutable_data(meta));
-    const int64_t chunk = sizes[i] * inner;
+    const int64_t chunk = layout.sizes[i] * inner;
     for (int64_t o = 0; o < outer; ++o) {
       CopyItems(meta, chunk, x + (o * extent * inner + offset) * meta.itemsize,
                 y + o * chunk * meta.itemsize);

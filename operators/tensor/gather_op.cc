@@ -1,9 +1,7 @@
-// Gather: [DATA, INDICES (int32/int64)] -> [OUTPUT], OUTPUT = DATA[INDICES] along the first dim,
-// shaped INDICES.dims + DATA.dims[1:] (spec ops §1.3). Any element type of DATA.
-// Gradient: sparse by default, DATA's gradient is the slice (INDICES, dOUTPUT) with no op emitted;
-// with dense_gradient=1 it is SparseToDense [INDICES, dOUTPUT, DATA] -> [dDATA].
+// Gather: schema, gradient and the CPU kernel (contract in gather_op.h).
+#include "operators/tensor/gather_op.h"
+
 #include "core/gradient.h"
-#include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
 namespace {
@@ -14,11 +12,8 @@ class GatherOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& data = Input(0);
     const Tensor& indices = Input(1);
-    C2_ENFORCE(data.ndim() >= 1, "DATA must have at least one dimension, got a 0-d tensor");
+    const std::vector<int64_t> dims = GatherDims(data, indices);
     const std::vector<int64_t> idx = IntValues(indices, "INDICES");
-    std::vector<int64_t> dims = indices.dims();
-    dims.insert(dims.end(), data.dims().begin() + 1, data.dims().end());
-    const int64_t rows = data.dim(0);
     const int64_t block = data.size_from_dim(1);
     const TypeMeta& meta = data.meta();
     const char* src = static_cast<const char*>(data.raw_data());
@@ -27,8 +22,7 @@ class GatherOp final : public Operator<CPUContext> {
     char* dst = static_cast<char*>(out->raw_mutable_data(meta));
     const size_t bytes = block * meta.itemsize;
     for (size_t i = 0; i < idx.size(); ++i) {
-      C2_ENFORCE(idx[i] >= 0 && idx[i] < rows, "index ", idx[i], " at position ", i,
-                 " out of range for DATA ", Tensor::DimsString(data.dims()));
+      CheckGatherIndex(idx[i], i, data);
       CopyItems(meta, block, src + idx[i] * bytes, dst + i * bytes);
     }
     return true;

@@ -1,15 +1,10 @@
-// Reshape: [X, new_shape?] -> [Y, old_shape] (spec ops §1.3). The new dims come from the `shape`
-// argument (ints) or from the 1-D int input, never both. A 0 keeps the input's dim at that
-// position; one -1 is inferred from the element count. old_shape is a 1-D int64 CPU tensor of X's
-// dims. Allow in-place 0->0. Gradient: Reshape [dY, old_shape] -> [dX, "_" + dX + "_dims"], with no
-// arguments copied.
+// Reshape: schema, gradient, shape inference and the CPU registration (contract in reshape_op.h).
+#include "operators/tensor/reshape_op.h"
+
 #include "core/gradient.h"
-#include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
-namespace {
 
-// Resolves 0 and -1 entries of `shape` against `in` (element count `numel`).
 std::vector<int64_t> ResolveShape(const std::vector<int64_t>& in, int64_t numel,
                                   std::vector<int64_t> shape) {
   int unknown = -1;
@@ -39,34 +34,7 @@ std::vector<int64_t> ResolveShape(const std::vector<int64_t>& in, int64_t numel,
   return shape;
 }
 
-class ReshapeOp final : public Operator<CPUContext> {
- public:
-  ReshapeOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), shape_(GetRepeatedArgument<int64_t>("shape")) {
-    C2_ENFORCE(InputSize() == 1 || !HasArgument("shape"),
-               "give the new shape either as the 'shape' argument or as input 1, not both");
-    C2_ENFORCE(InputSize() == 2 || HasArgument("shape"),
-               "the new shape is missing: give the 'shape' argument or a second input");
-  }
-
-  bool RunOnDevice() override {
-    const Tensor& X = Input(0);
-    const std::vector<int64_t> old_dims = X.dims();
-    const std::vector<int64_t> shape = ResolveShape(
-        old_dims, X.numel(), InputSize() == 2 ? IntValues(Input(1), "new_shape") : shape_);
-    Tensor* old_shape = Output(1);
-    old_shape->Resize(static_cast<int64_t>(old_dims.size()));
-    int64_t* o = old_shape->mutable_data<int64_t>();
-    for (size_t i = 0; i < old_dims.size(); ++i) o[i] = old_dims[i];
-    Tensor* Y = Output(0);
-    if (!IsInputOutputAlias(0, 0)) Y->CopyFrom(X);
-    Y->Reshape(shape);
-    return true;
-  }
-
- private:
-  std::vector<int64_t> shape_;
-};
+namespace {
 
 std::vector<TensorShape> ReshapeInference(const OperatorDef& def,
                                           const std::vector<TensorShape>& in) {
@@ -105,7 +73,7 @@ class GetReshapeGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Reshape, ReshapeOp);
+REGISTER_CPU_OPERATOR(Reshape, ReshapeOp<CPUContext>);
 OPERATOR_SCHEMA(Reshape)
     .NumInputs(1, 2)
     .NumOutputs(2)

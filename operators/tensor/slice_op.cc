@@ -1,16 +1,11 @@
-// Slice: [X, starts?, ends?] -> [Y] (spec ops §1.3). starts/ends (ints, as arguments or as two
-// 1-D int inputs) give one range per leading dim of X; dims past them are kept whole. An index
-// i < 0 means dim + 1 + i, so -1 is the end. Any element type.
-// SliceGradient: [X, (starts, ends), dY] -> [dX], zeros with dY written into the sliced region.
+// Slice, SliceGradient: schemas, gradient and the CPU kernels (contracts in slice_op.h).
+#include "operators/tensor/slice_op.h"
+
+#include <algorithm>
+
 #include "core/gradient.h"
-#include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
-namespace {
-
-struct Box {
-  std::vector<int64_t> start, size;
-};
 
 Box SliceBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& starts,
              const std::vector<int64_t>& ends) {
@@ -29,6 +24,8 @@ Box SliceBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& start
   }
   return box;
 }
+
+namespace {
 
 // Copies between a full tensor of `dims` and its box, in either direction.
 void CopyBox(const TypeMeta& meta, const std::vector<int64_t>& dims, const Box& box,
@@ -62,31 +59,7 @@ void CopyBox(const TypeMeta& meta, const std::vector<int64_t>& dims, const Box& 
   }
 }
 
-class SliceBase : public Operator<CPUContext> {
- public:
-  SliceBase(const OperatorDef& def, Workspace* ws, int inputs_without_ranges)
-      : Operator<CPUContext>(def, ws),
-        starts_(GetRepeatedArgument<int64_t>("starts")),
-        ends_(GetRepeatedArgument<int64_t>("ends")),
-        ranges_as_inputs_(InputSize() == inputs_without_ranges + 2) {
-    C2_ENFORCE(!(ranges_as_inputs_ && (HasArgument("starts") || HasArgument("ends"))),
-               "give starts/ends either as arguments or as inputs, not both");
-  }
-
- protected:
-  Box GetBox(const std::vector<int64_t>& dims) const {
-    if (ranges_as_inputs_) {
-      return SliceBox(dims, IntValues(Input(1), "starts"), IntValues(Input(2), "ends"));
-    }
-    return SliceBox(dims, starts_, ends_);
-  }
-
- private:
-  std::vector<int64_t> starts_, ends_;
-  bool ranges_as_inputs_;
-};
-
-class SliceOp final : public SliceBase {
+class SliceOp final : public SliceBase<CPUContext> {
  public:
   SliceOp(const OperatorDef& def, Workspace* ws) : SliceBase(def, ws, 1) {}
   bool RunOnDevice() override {
@@ -100,7 +73,7 @@ class SliceOp final : public SliceBase {
   }
 };
 
-class SliceGradientOp final : public SliceBase {
+class SliceGradientOp final : public SliceBase<CPUContext> {
  public:
   SliceGradientOp(const OperatorDef& def, Workspace* ws) : SliceBase(def, ws, 2) {}
   bool RunOnDevice() override {

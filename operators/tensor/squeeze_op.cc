@@ -1,15 +1,11 @@
-// Squeeze:    [X] -> [Y], drops the size-1 dims listed in `dims` (ints, required; sorted and
-//             deduplicated; each must be 1). Allow in-place 0->0. Gradient: ExpandDims(dY), same
-//             dims.
-// ExpandDims: [X] -> [Y], inserts size-1 dims so that they sit at the positions `dims` of Y
-//             (ints, required). Allow in-place 0->0. Gradient: Squeeze(dY), same dims.
+// Squeeze, ExpandDims: schemas, gradients and the CPU registrations (contracts in squeeze_op.h).
+#include "operators/tensor/squeeze_op.h"
+
 #include <algorithm>
 
 #include "core/gradient.h"
-#include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
-namespace {
 
 std::vector<int64_t> SortedDims(const OperatorBase& op) {
   C2_ENFORCE(op.HasArgument("dims"), "missing required argument 'dims'");
@@ -45,24 +41,7 @@ std::vector<int64_t> ExpandDims(std::vector<int64_t> in, const std::vector<int64
   return in;
 }
 
-template <bool kSqueeze>
-class SqueezeOp final : public Operator<CPUContext> {
- public:
-  SqueezeOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), dims_(SortedDims(*this)) {}
-  bool RunOnDevice() override {
-    const Tensor& X = Input(0);
-    std::vector<int64_t> dims =
-        kSqueeze ? SqueezeDims(X.dims(), dims_) : ExpandDims(X.dims(), dims_);
-    Tensor* Y = Output(0);
-    if (!IsInputOutputAlias(0, 0)) Y->CopyFrom(X);
-    Y->Reshape(dims);
-    return true;
-  }
-
- private:
-  std::vector<int64_t> dims_;
-};
+namespace {
 
 template <bool kSqueeze>
 std::vector<TensorShape> SqueezeInference(const OperatorDef& def,
@@ -93,7 +72,7 @@ class GetSqueezeGradient final : public GradientMakerBase {
 
 }  // namespace
 
-REGISTER_CPU_OPERATOR(Squeeze, SqueezeOp<true>);
+REGISTER_CPU_OPERATOR(Squeeze, SqueezeOp<CPUContext, true>);
 OPERATOR_SCHEMA(Squeeze)
     .NumInputs(1)
     .NumOutputs(1)
@@ -103,7 +82,7 @@ OPERATOR_SCHEMA(Squeeze)
     .SetDoc("Removes size-1 dims.");
 REGISTER_GRADIENT(Squeeze, GetSqueezeGradient<true>);
 
-REGISTER_CPU_OPERATOR(ExpandDims, SqueezeOp<false>);
+REGISTER_CPU_OPERATOR(ExpandDims, SqueezeOp<CPUContext, false>);
 OPERATOR_SCHEMA(ExpandDims)
     .NumInputs(1)
     .NumOutputs(1)

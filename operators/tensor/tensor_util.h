@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/context.h"
 #include "core/enforce.h"
 #include "core/operator.h"
 #include "core/tensor.h"
@@ -50,6 +51,27 @@ inline std::vector<int64_t> IntValues(const Tensor& t, const char* what) {
     v[i] = t.IsType<int32_t>() ? t.data<int32_t>()[i] : t.data<int64_t>()[i];
   }
   return v;
+}
+
+// t itself when it lives on the host, else its host copy in `scratch`. For the small int inputs
+// (shapes, starts/ends, split sizes, tiles) that a GPU net may keep on the GPU; the copy runs on
+// the stream the ops of this thread share, so it sees what earlier ops wrote.
+inline const Tensor& OnHost(const Tensor& t, Tensor* scratch) {
+  if (t.device().type == kCPU) return t;
+  scratch->SetDevice(Device{kCPU, 0});
+  scratch->CopyFrom(t);
+  return *scratch;
+}
+
+// Y = a deep copy of X, for the ops written once for both devices (the CUDA overload is in
+// tensor_util_cuda.h).
+inline void CopyTensorData(CPUContext* /*context*/, const Tensor& X, Tensor* Y) { Y->CopyFrom(X); }
+
+// The output of an op that only changes dims: in place, the input tensor itself, left on the
+// device it lives on (its data is not touched); otherwise output `out` on the op's device.
+inline Tensor* DimsOutput(OperatorBase* op, int in, int out) {
+  if (op->IsInputOutputAlias(in, out)) return op->OutputBlob(out)->GetMutable<Tensor>();
+  return op->Output(out);
 }
 
 }  // namespace caffe2

@@ -1,35 +1,14 @@
-// Tile: [X, tiles?, axis?] -> [Y] (spec ops §1.3): X repeated `tiles` times along `axis`
-// (arguments tiles (1) and axis (0), or one-element int inputs that override them).
-// Y.dims[axis] = X.dims[axis] * tiles. Any element type.
-// TileGradient: [dY, (tiles, axis)] -> [dX], the sum of the tiles (float).
+// Tile, TileGradient: schemas, gradient and the CPU kernels (contracts in tile_op.h).
+#include "operators/tensor/tile_op.h"
+
+#include <algorithm>
+
 #include "core/gradient.h"
-#include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
 namespace {
 
-class TileBase : public Operator<CPUContext> {
- public:
-  TileBase(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws),
-        tiles_(GetSingleArgument<int64_t>("tiles", 1)),
-        axis_(GetSingleArgument<int>("axis", 0)) {}
-
- protected:
-  // (tiles, axis) for a tensor of rank ndim, from the inputs after the first when present.
-  std::pair<int64_t, int> Params(int ndim) const {
-    const int64_t tiles = InputSize() > 1 ? ScalarInt(Input(1), "tiles") : tiles_;
-    const int axis = InputSize() > 2 ? static_cast<int>(ScalarInt(Input(2), "axis")) : axis_;
-    C2_ENFORCE(tiles >= 0, "tiles must be non-negative, got ", tiles);
-    return {tiles, CanonicalAxis(axis, ndim)};
-  }
-
- private:
-  int64_t tiles_;
-  int axis_;
-};
-
-class TileOp final : public TileBase {
+class TileOp final : public TileBase<CPUContext> {
  public:
   using TileBase::TileBase;
   bool RunOnDevice() override {
@@ -54,7 +33,7 @@ class TileOp final : public TileBase {
   }
 };
 
-class TileGradientOp final : public TileBase {
+class TileGradientOp final : public TileBase<CPUContext> {
  public:
   using TileBase::TileBase;
   bool RunOnDevice() override {

@@ -35,7 +35,9 @@ void PermuteTyped(const std::vector<int64_t>& ydims, const std::vector<int64_t>&
   PermuteWalk(ydims, stride, 1, [&](int64_t src, int64_t dst) { ys[dst] = xs[src]; });
 }
 
-std::vector<int> Permutation(const std::vector<int>& axes, int ndim) {
+}  // namespace
+
+std::vector<int> TransposePermutation(const std::vector<int>& axes, int ndim) {
   std::vector<int> perm(ndim);
   if (axes.empty()) {
     for (int i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
@@ -52,8 +54,6 @@ std::vector<int> Permutation(const std::vector<int>& axes, int ndim) {
   }
   return perm;
 }
-
-}  // namespace
 
 void TransposeData(const TypeMeta& meta, const std::vector<int64_t>& xdims,
                    const std::vector<int>& perm, const void* x, void* y) {
@@ -103,7 +103,7 @@ class TransposeOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const int ndim = X.ndim();
-    const std::vector<int> perm = Permutation(axes_, ndim);
+    const std::vector<int> perm = TransposePermutation(axes_, ndim);
     std::vector<int64_t> dims(ndim);
     for (int i = 0; i < ndim; ++i) dims[i] = X.dim(perm[i]);
     Tensor* Y = Output(0);
@@ -123,7 +123,7 @@ std::vector<TensorShape> TransposeInference(const OperatorDef& def,
   const int ndim = in[0].dims_size();
   std::vector<int> axes = args.GetRepeatedArgument<int>("axes");
   try {
-    const std::vector<int> perm = Permutation(axes, ndim);
+    const std::vector<int> perm = TransposePermutation(axes, ndim);
     for (int i = 0; i < ndim; ++i) out.set_dims(i, in[0].dims(perm[i]));
   } catch (const EnforceNotMet&) {
     out.set_unknown_shape(true);

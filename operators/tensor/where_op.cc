@@ -1,8 +1,7 @@
-// Where: [C (bool), X, Y] -> [Z], Z = C ? X : Y elementwise (spec ops §1.3). X and Y share dims and
-// type; C has their dims, or with broadcast_on_rows=1 is 1-D with one entry per row (dim 0).
-// Allow in-place {1->0, 2->0}. SHOULD_NOT_DO_GRADIENT.
+// Where: schema and the CPU kernel (contract in where_op.h).
+#include "operators/tensor/where_op.h"
+
 #include "core/gradient.h"
-#include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
 namespace {
@@ -17,19 +16,7 @@ class WhereOp final : public Operator<CPUContext> {
     const Tensor& C = Input(0);
     const Tensor& X = Input(1);
     const Tensor& Y = Input(2);
-    C2_ENFORCE(C.IsType<bool>(), "C must be a bool tensor, got ", C.DebugString());
-    C2_ENFORCE(X.dims() == Y.dims() && X.meta() == Y.meta(), "X ", X.DebugString(), " and Y ",
-               Y.DebugString(), " must have the same shape and type");
-    int64_t block = 1;
-    if (on_rows_) {
-      C2_ENFORCE(C.ndim() == 1 && X.ndim() >= 1 && C.dim(0) == X.dim(0),
-                 "with broadcast_on_rows C ", Tensor::DimsString(C.dims()),
-                 " must hold one value per row of X ", Tensor::DimsString(X.dims()));
-      block = X.size_from_dim(1);
-    } else {
-      C2_ENFORCE(C.dims() == X.dims(), "C ", Tensor::DimsString(C.dims()),
-                 " must have the dims of X ", Tensor::DimsString(X.dims()));
-    }
+    const int64_t block = WhereBlock(C, X, Y, on_rows_);
     const TypeMeta& meta = X.meta();
     Tensor* Z = Output(0);
     // Z may be X or Y: every element is read from one input and written to the same position.

@@ -39,8 +39,6 @@ REGISTER_CUDA_OPERATOR(TopKGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(SparseToDense, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LengthsRangeFill, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(UniqueUniformFill, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(MatMul, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(BatchMatMul, GPUFallbackOp);
 
 // Segment reductions (embeddings) and their gradients.
 REGISTER_CUDA_OPERATOR(LengthsSum, GPUFallbackOp);

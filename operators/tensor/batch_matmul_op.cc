@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include "core/gradient.h"
+#include "operators/tensor/batch_matmul_op.h"
 #include "operators/tensor/matmul_gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -30,55 +31,17 @@ class BatchMatMulOp final : public Operator<CPUContext> {
     const Tensor& B = Input(1);
     C2_ENFORCE(A.IsType<float>() && B.IsType<float>(), "A and B must be float, got ", A.meta().name,
                " and ", B.meta().name);
-    std::vector<int64_t> da = A.dims(), db = B.dims();
-    if (!broadcast_) {
-      C2_ENFORCE(da.size() >= 2 && da.size() == db.size() &&
-                     std::equal(da.begin(), da.end() - 2, db.begin()),
-                 "A ", Tensor::DimsString(da), " and B ", Tensor::DimsString(db),
-                 " must have rank >= 2 and the same batch dims (or set broadcast=1)");
-    }
-    C2_ENFORCE(!da.empty() && !db.empty(), "A and B must have at least one dim");
-    const bool a_vec = da.size() == 1, b_vec = db.size() == 1;
-    if (a_vec) da.insert(da.begin(), 1);
-    if (b_vec) db.push_back(1);
-    const int64_t M = trans_a_ && !a_vec ? da[da.size() - 1] : da[da.size() - 2];
-    const int64_t K = trans_a_ && !a_vec ? da[da.size() - 2] : da[da.size() - 1];
-    const int64_t KB = trans_b_ && !b_vec ? db[db.size() - 1] : db[db.size() - 2];
-    const int64_t N = trans_b_ && !b_vec ? db[db.size() - 2] : db[db.size() - 1];
-    C2_ENFORCE(K == KB, "A ", Tensor::DimsString(A.dims()), " has inner dim ", K, " but B ",
-               Tensor::DimsString(B.dims()), " has ", KB, " (trans_a=", trans_a_,
-               ", trans_b=", trans_b_, ")");
-    // Broadcast batch dims, aligned from the right.
-    const size_t ba = da.size() - 2, bb = db.size() - 2, nb = std::max(ba, bb);
-    std::vector<int64_t> batch(nb);
-    for (size_t i = 0; i < nb; ++i) {
-      const int64_t x = i + ba >= nb ? da[i + ba - nb] : 1;
-      const int64_t y = i + bb >= nb ? db[i + bb - nb] : 1;
-      C2_ENFORCE(x == y || x == 1 || y == 1, "batch dims of A ", Tensor::DimsString(A.dims()),
-                 " and B ", Tensor::DimsString(B.dims()), " do not broadcast");
-      batch[i] = std::max(x, y);
-    }
-    std::vector<int64_t> dims = batch;
-    if (!a_vec) dims.push_back(M);
-    if (!b_vec) dims.push_back(N);
+    const BatchMatMulPlan plan =
+        PlanBatchMatMul(A.dims(), B.dims(), trans_a_, trans_b_, broadcast_);
+    const int64_t M = plan.M, K = plan.K, N = plan.N;
     Tensor* Y = Output(0);
-    Y->Resize(dims);
+    Y->Resize(plan.out_dims);
     float* y = Y->mutable_data<float>();
     const float* a = A.data<float>();
     const float* b = B.data<float>();
-    int64_t count = 1;
-    for (int64_t d : batch) count *= d;
-    std::vector<int64_t> idx(nb, 0);
-    for (int64_t t = 0; t < count; ++t) {
-      int64_t oa = 0, ob = 0, sa = 1, sb = 1;
-      for (int i = static_cast<int>(nb) - 1; i >= 0; --i) {
-        const int64_t x = static_cast<size_t>(i) + ba >= nb ? da[i + ba - nb] : 1;
-        const int64_t z = static_cast<size_t>(i) + bb >= nb ? db[i + bb - nb] : 1;
-        oa += (x == 1 ? 0 : idx[i]) * sa;
-        ob += (z == 1 ? 0 : idx[i]) * sb;
-        sa *= x;
-        sb *= z;
-      }
+    for (int64_t t = 0; t < plan.count; ++t) {
+      int64_t oa, ob;
+      plan.Offsets(t, &oa, &ob);
       ConstMap ma(a + oa * M * K, trans_a_ ? K : M, trans_a_ ? M : K);
       ConstMap mb(b + ob * K * N, trans_b_ ? N : K, trans_b_ ? K : N);
       Eigen::Map<RowMajor> my(y + t * M * N, M, N);
@@ -90,10 +53,6 @@ class BatchMatMulOp final : public Operator<CPUContext> {
         my.noalias() = ma * mb.transpose();
       } else {
         my.noalias() = ma * mb;
-      }
-      for (int i = static_cast<int>(nb) - 1; i >= 0; --i) {
-        if (++idx[i] < batch[i]) break;
-        idx[i] = 0;
       }
     }
     return true;

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include "core/gradient.h"
+#include "operators/tensor/matmul_op.h"
 #include "operators/tensor/matmul_gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -28,17 +29,8 @@ class MatMulOp final : public Operator<CPUContext> {
     const Tensor& B = Input(1);
     C2_ENFORCE(A.IsType<float>() && B.IsType<float>(), "A and B must be float, got ", A.meta().name,
                " and ", B.meta().name);
-    C2_ENFORCE(axis_a_ >= 0 && axis_a_ <= A.ndim(), "axis_a ", axis_a_, " out of range for A ",
-               Tensor::DimsString(A.dims()));
-    C2_ENFORCE(axis_b_ >= 0 && axis_b_ <= B.ndim(), "axis_b ", axis_b_, " out of range for B ",
-               Tensor::DimsString(B.dims()));
-    const int64_t ar = A.size_to_dim(axis_a_), ac = A.size_from_dim(axis_a_);
-    const int64_t br = B.size_to_dim(axis_b_), bc = B.size_from_dim(axis_b_);
-    const int64_t M = trans_a_ ? ac : ar, K = trans_a_ ? ar : ac;
-    const int64_t KB = trans_b_ ? bc : br, N = trans_b_ ? br : bc;
-    C2_ENFORCE(K == KB, "A ", Tensor::DimsString(A.dims()), " gives inner dim ", K, " but B ",
-               Tensor::DimsString(B.dims()), " gives ", KB, " (trans_a=", trans_a_,
-               ", trans_b=", trans_b_, ")");
+    const MatMulShape m = ComputeMatMulShape(A, B, axis_a_, axis_b_, trans_a_, trans_b_);
+    const int64_t ar = m.ar, ac = m.ac, br = m.br, bc = m.bc, M = m.M, N = m.N;
     Tensor* Y = Output(0);
     Y->Resize(M, N);
     ConstMap ma(A.data<float>(), ar, ac);

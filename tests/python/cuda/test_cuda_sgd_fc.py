@@ -12,6 +12,7 @@ COVERED_OPS = [
     "MomentumSGD", "MomentumSGDUpdate", "FP32MomentumSGDUpdate", "FP16MomentumSGDUpdate",
     "WeightedSum", "FC", "FCGradient", "FCTransposed", "FCTransposedGradient", "FloatToHalf",
     "HalfToFloat", "Adam", "Adagrad", "RmsProp", "UnscaleGradients", "UpdateLossScale",
+    "MatMul", "BatchMatMul",
 ]
 
 pytestmark = needs_gpu
@@ -155,3 +156,29 @@ def test_float16_fc_and_gradient_match_numpy():
         assert out.dtype == np.float16, name
         np.testing.assert_allclose(out.astype(np.float32), value, rtol=1e-2, atol=2e-2,
                                    err_msg=name)
+
+
+@pytest.mark.parametrize("a_shape,b_shape,args", [
+    ((3, 4), (4, 5), {}), ((4, 3), (4, 5), {"trans_a": 1}), ((3, 4), (5, 4), {"trans_b": 1}),
+    ((2, 3, 4), (5, 4), {"axis_a": 2, "trans_b": 1}),
+])
+def test_matmul(a_shape, b_shape, args):
+    rng = np.random.RandomState(9)
+    a, b = rng.randn(*a_shape).astype(np.float32), rng.randn(*b_shape).astype(np.float32)
+    op = core.CreateOperator("MatMul", ["a", "b"], ["y"], **args)
+    check_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)
+    check_gradient_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("a_shape,b_shape,args", [
+    ((5, 3, 4), (5, 4, 2), {}), ((5, 4, 3), (5, 2, 4), {"trans_a": 1, "trans_b": 1}),
+    ((2, 5, 3, 4), (4, 2), {"broadcast": 1}), ((4,), (3, 4, 2), {"broadcast": 1}),
+    ((2, 1, 3, 4), (3, 4, 6), {"broadcast": 1}), ((3, 4), (3,), {"broadcast": 1, "trans_a": 1}),
+])
+def test_batch_matmul(a_shape, b_shape, args):
+    rng = np.random.RandomState(10)
+    a, b = rng.randn(*a_shape).astype(np.float32), rng.randn(*b_shape).astype(np.float32)
+    op = core.CreateOperator("BatchMatMul", ["a", "b"], ["y"], **args)
+    check_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)
+    if not args.get("broadcast"):
+        check_gradient_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)

@@ -30,4 +30,17 @@ class GPUFallbackOp final : public Operator<CUDAContext> {
   std::unique_ptr<OperatorBase> cpu_op_;
 };
 
+// For a CUDA op that hands some cases (arguments its kernel does not cover) to its CPU kernel:
+// Run(op) builds a GPUFallbackOp from the op's def on first use and runs it.
+class LazyGPUFallback {
+ public:
+  bool Run(const OperatorBase& op) {
+    if (!fallback_) fallback_ = std::make_unique<GPUFallbackOp>(op.debug_def(), op.workspace());
+    return fallback_->Run();
+  }
+
+ private:
+  std::unique_ptr<GPUFallbackOp> fallback_;
+};
+
 }  // namespace caffe2

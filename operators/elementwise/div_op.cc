@@ -15,12 +15,7 @@ class DivGradientOp final : public Operator<CPUContext> {
     const Tensor& B = Input(0);
     const Tensor& C = Input(1);
     const Tensor& dC = Input(2);
-    C2_ENFORCE(B.dims() == C.dims() && C.dims() == dC.dims(), "B ", Tensor::DimsString(B.dims()),
-               ", C ", Tensor::DimsString(C.dims()), " and dC ", Tensor::DimsString(dC.dims()),
-               " must have the same shape");
-    C2_ENFORCE(B.meta() == C.meta() && C.meta() == dC.meta(),
-               "B, C and dC must share one type, got ", B.meta().name, ", ", C.meta().name, ", ",
-               dC.meta().name);
+    CheckDivGradientInputs(B, C, dC);
     const bool ok = DispatchType(B.meta(), FloatTypes{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* b = B.template data<T>();

@@ -15,6 +15,7 @@
 #include "operators/common/broadcast.h"
 #include "operators/common/elementwise_cpu.h"
 #include "operators/common/elementwise_functors.h"
+#include "operators/common/elementwise_checks.h"
 
 namespace caffe2 {
 
@@ -49,10 +50,7 @@ class UnaryGradientOp : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& S = Input(0);
     const Tensor& dY = Input(1);
-    C2_ENFORCE(S.dims() == dY.dims(), "input 0 ", Tensor::DimsString(S.dims()), " and dY ",
-               Tensor::DimsString(dY.dims()), " must have the same shape");
-    C2_ENFORCE(S.meta() == dY.meta(), "input 0 has type ", S.meta().name, " but dY has ",
-               dY.meta().name);
+    CheckUnaryGradientInputs(S, dY);
     const bool ok = DispatchType(S.meta(), Types{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* s = S.template data<T>();
@@ -79,10 +77,7 @@ class BinaryOp : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& A = Input(0);
     const Tensor& B = Input(1);
-    C2_ENFORCE(!(args_.broadcast && IsInputOutputAlias(1, 0)),
-               "in-place with B as the output is not allowed when broadcasting");
-    C2_ENFORCE(A.meta() == B.meta(), "A has type ", A.meta().name, " but B has ", B.meta().name);
-    const BroadcastSizes sizes = ComputeBroadcastSizes(A.dims(), B.dims(), args_);
+    const BroadcastSizes sizes = CheckBinaryInputs(*this, A, B, args_);
     const bool ok = DispatchType(A.meta(), Types{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<kBoolOutput, bool, T>;

@@ -11,6 +11,7 @@
 #include "core/operator.h"
 #include "operators/common/cuda_inputs.h"
 #include "operators/common/elementwise_cpu.h"  // TypeList, DispatchType
+#include "operators/common/half_cuda.cuh"
 
 namespace caffe2 {
 namespace {
@@ -23,15 +24,6 @@ template <>
 __global__ void AddKernel<__half>(int64_t n, const __half* a, const __half* b, __half* y) {
   C2_CUDA_KERNEL_LOOP(i, n) { y[i] = __float2half(__half2float(a[i]) + __half2float(b[i])); }
 }
-
-template <class T>
-struct Device_ {
-  using type = T;
-};
-template <>
-struct Device_<float16> {
-  using type = __half;
-};
 
 class CudaSumOp final : public Operator<CUDAContext> {
  public:
@@ -51,7 +43,7 @@ class CudaSumOp final : public Operator<CUDAContext> {
  private:
   template <class T>
   void Compute() {
-    using D = typename Device_<T>::type;
+    using D = typename CudaStorage<T>::type;
     const Tensor& x0 = Input(0);
     while (static_cast<int>(scratch_.size()) < InputSize()) {
       scratch_.push_back(std::make_unique<Tensor>());

@@ -6,6 +6,7 @@
 #include "operators/common/broadcast.h"
 #include "operators/common/elementwise_cpu.h"  // TypeList, DispatchType
 #include "operators/common/reduce_cuda.cuh"
+#include "operators/common/elementwise_checks.h"
 
 namespace caffe2 {
 namespace {
@@ -64,12 +65,7 @@ class CudaDivGradientOp final : public Operator<CUDAContext> {
     const Tensor& B = Input(0);
     const Tensor& C = Input(1);
     const Tensor& dC = Input(2);
-    C2_ENFORCE(B.dims() == C.dims() && C.dims() == dC.dims(), "B ", Tensor::DimsString(B.dims()),
-               ", C ", Tensor::DimsString(C.dims()), " and dC ", Tensor::DimsString(dC.dims()),
-               " must have the same shape");
-    C2_ENFORCE(B.meta() == C.meta() && C.meta() == dC.meta(),
-               "B, C and dC must share one type, got ", B.meta().name, ", ", C.meta().name, ", ",
-               dC.meta().name);
+    CheckDivGradientInputs(B, C, dC);
     const bool ok = DispatchType(B.meta(), TypeList<float, double>{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const std::vector<int64_t> dims = B.dims();

@@ -89,8 +89,7 @@ void* CudnnConvOpBase::WorkspaceBuffer(size_t bytes) {
 }
 
 bool CudnnConvOpBase::RunFallback() {
-  if (!fallback_) fallback_ = std::make_unique<GPUFallbackOp>(debug_def(), workspace());
-  return fallback_->Run();
+  return fallback_.Run(*this);
 }
 
 // Asks cuDNN for its ranked algorithms of a pass (timed when exhaustive_search) and keeps the first

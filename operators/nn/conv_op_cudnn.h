@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/cuda/cuda_context.h"
+#include "core/cuda/gpu_fallback_op.h"
 #include "core/operator.h"
 #include "operators/common/cudnn_descriptors.h"
 #include "operators/nn/conv_op.h"
@@ -83,7 +84,7 @@ class CudnnConvOpBase : public Operator<CUDAContext> {
   std::map<std::vector<int64_t>, CudnnConvAlgo> forward_, backward_data_, backward_filter_;
   int algorithm_searches_ = 0;
   Tensor workspace_;
-  std::unique_ptr<OperatorBase> fallback_;
+  LazyGPUFallback fallback_;
 };
 
 // [X, filter, bias?] -> [Y].

@@ -41,8 +41,7 @@ class CudnnLRNBase : public Operator<CUDAContext> {
   }
 
   bool RunFallback() {
-    if (!fallback_) fallback_ = std::make_unique<GPUFallbackOp>(debug_def(), workspace());
-    return fallback_->Run();
+    return fallback_.Run(*this);
   }
 
   bool use_cudnn_;
@@ -50,7 +49,7 @@ class CudnnLRNBase : public Operator<CUDAContext> {
   CudnnLRNDescriptor lrn_desc_;
 
  private:
-  std::unique_ptr<OperatorBase> fallback_;
+  LazyGPUFallback fallback_;
 };
 
 class CudnnLRNOp final : public CudnnLRNBase {

@@ -55,8 +55,7 @@ class CudnnPoolOpBase : public Operator<CUDAContext> {
   }
 
   bool RunFallback() {
-    if (!fallback_) fallback_ = std::make_unique<GPUFallbackOp>(debug_def(), workspace());
-    return fallback_->Run();
+    return fallback_.Run(*this);
   }
 
   ConvPoolArgs args_;
@@ -65,7 +64,7 @@ class CudnnPoolOpBase : public Operator<CUDAContext> {
   CudnnPoolingDescriptor pool_desc_;
 
  private:
-  std::unique_ptr<OperatorBase> fallback_;
+  LazyGPUFallback fallback_;
 };
 
 // [X] -> [Y].

@@ -1,8 +1,6 @@
 // CUDA kernels of ReduceFront{Sum,Mean}, ReduceBack{Sum,Mean} and their gradients (contracts in
 // reduce_front_back_op.cc). With the optional `lengths` input the op runs its CPU kernel
 // (GPUFallbackOp): per-output prefixes are rare and small.
-#include <memory>
-
 #include "core/cuda/cuda_context.h"
 #include "core/cuda/gpu_fallback_op.h"
 #include "core/operator.h"
@@ -22,7 +20,7 @@ class CudaReduceFrontBackOp final : public Operator<CUDAContext> {
  public:
   using Operator<CUDAContext>::Operator;
   bool RunOnDevice() override {
-    if (InputSize() > 1) return Fallback();
+    if (InputSize() > 1) return fallback_.Run(*this);
     const Tensor& X = Input(0);
     C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
@@ -38,11 +36,7 @@ class CudaReduceFrontBackOp final : public Operator<CUDAContext> {
   }
 
  private:
-  bool Fallback() {
-    if (!fallback_) fallback_ = std::make_unique<GPUFallbackOp>(debug_def(), workspace());
-    return fallback_->Run();
-  }
-  std::unique_ptr<GPUFallbackOp> fallback_;
+  LazyGPUFallback fallback_;
 };
 
 template <bool kFront, bool kMean>
@@ -50,7 +44,7 @@ class CudaReduceFrontBackGradientOp final : public Operator<CUDAContext> {
  public:
   using Operator<CUDAContext>::Operator;
   bool RunOnDevice() override {
-    if (InputSize() > 2) return Fallback();
+    if (InputSize() > 2) return fallback_.Run(*this);
     const Tensor& dY = Input(0);
     const Tensor& X = Input(1);
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
@@ -67,11 +61,7 @@ class CudaReduceFrontBackGradientOp final : public Operator<CUDAContext> {
   }
 
  private:
-  bool Fallback() {
-    if (!fallback_) fallback_ = std::make_unique<GPUFallbackOp>(debug_def(), workspace());
-    return fallback_->Run();
-  }
-  std::unique_ptr<GPUFallbackOp> fallback_;
+  LazyGPUFallback fallback_;
 };
 
 }  // namespace

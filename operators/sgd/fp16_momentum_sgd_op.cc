@@ -12,27 +12,11 @@
 //     param' = param - g'
 // Beyond upstream: a CPU kernel too (the reference the CUDA kernel is checked against).
 #include "core/gradient.h"
+#include "operators/common/half_cpu.h"
 #include "operators/sgd/sgd_util.h"
 
 namespace caffe2 {
 namespace {
-
-template <class T>
-float ToFloat(T v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return HalfToFloat(v);
-  } else {
-    return v;
-  }
-}
-template <class T>
-T FromFloat(float v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return FloatToHalf(v);
-  } else {
-    return v;
-  }
-}
 
 bool SkipStep(const Tensor& skip) {
   C2_ENFORCE(skip.numel() == 1 && skip.IsType<bool>(), "skip must be one bool, got ",

@@ -15,19 +15,12 @@
 #include <cmath>
 
 #include "core/gradient.h"
+#include "operators/common/half_cpu.h"
 #include "operators/sgd/loss_scale_ops.h"
 
 namespace caffe2 {
 namespace {
 
-template <class T>
-float ToFloat(T v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return HalfToFloat(v);
-  } else {
-    return v;
-  }
-}
 
 class UnscaleGradientsOp final : public Operator<CPUContext> {
  public:

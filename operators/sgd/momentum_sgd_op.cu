@@ -9,15 +9,11 @@
 #include "core/cuda/cuda_launch.h"
 #include "core/operator.h"
 #include "operators/common/cuda_inputs.h"
+#include "operators/common/half_cuda.cuh"
 #include "operators/sgd/sgd_util.h"
 
 namespace caffe2 {
 namespace {
-
-__device__ inline float Load(const float* p, int64_t i) { return p[i]; }
-__device__ inline float Load(const __half* p, int64_t i) { return __half2float(p[i]); }
-__device__ inline void Store(float* p, int64_t i, float v) { p[i] = v; }
-__device__ inline void Store(__half* p, int64_t i, float v) { p[i] = __float2half(v); }
 
 // Every element is read before it is written, so any output may alias its input.
 // skip (nullable): the found_nonfinite flag of dynamic loss scaling; when true nothing changes.
@@ -35,9 +31,9 @@ __global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* l
     return;
   }
   C2_CUDA_KERNEL_LOOP(i, n) {
-    const float pi = p ? Load(p, i) : 0.f;
-    const float gi = Load(g, i) + weight_decay * pi;
-    const float mi = Load(m, i);
+    const float pi = p ? ToCompute(p[i]) : 0.f;
+    const float gi = ToCompute(g[i]) + weight_decay * pi;
+    const float mi = ToCompute(m[i]);
     float step, mnew;
     if (nesterov) {
       mnew = momentum * mi + rate * gi;
@@ -46,20 +42,11 @@ __global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* l
       step = rate * gi + momentum * mi;
       mnew = step;
     }
-    Store(ng, i, step);
-    Store(nm, i, mnew);
-    if (np) Store(np, i, pi - step);
+    ng[i] = FromCompute<T>(step);
+    nm[i] = FromCompute<T>(mnew);
+    if (np) np[i] = FromCompute<T>(pi - step);
   }
 }
-
-template <class T>
-struct DeviceType {
-  using type = T;
-};
-template <>
-struct DeviceType<float16> {
-  using type = __half;
-};
 
 // T: the tensors' element type; kWithDecay: the FP16/FP32 variants (weight_decay, 4 inputs).
 template <class T, bool kWithDecay>
@@ -72,7 +59,7 @@ class CudaMomentumSGDOp final : public Operator<CUDAContext> {
         nesterov_(GetSingleArgument<int>("nesterov", 0) != 0) {}
 
   bool RunOnDevice() override {
-    using D = typename DeviceType<T>::type;
+    using D = typename CudaStorage<T>::type;
     const Tensor& grad = Input(0);
     const Tensor& moment = Input(1);
     const Tensor& lr = OnDevice(Input(2), device(), &lr_on_device_);

@@ -1,0 +1,38 @@
+// Input checks shared by the CPU templates (elementwise_op_base.h), the CUDA templates
+// (operators/common/elementwise_cuda.cuh) and DivGradient's kernels, so both devices refuse the
+// same inputs with the same messages.
+#pragma once
+
+#include "core/operator.h"
+#include "operators/common/broadcast.h"
+
+namespace caffe2 {
+
+// A unary gradient's saved input S (X or Y) and dY: same shape and type.
+inline void CheckUnaryGradientInputs(const Tensor& S, const Tensor& dY) {
+  C2_ENFORCE(S.dims() == dY.dims(), "input 0 ", Tensor::DimsString(S.dims()), " and dY ",
+             Tensor::DimsString(dY.dims()), " must have the same shape");
+  C2_ENFORCE(S.meta() == dY.meta(), "input 0 has type ", S.meta().name, " but dY has ",
+             dY.meta().name);
+}
+
+// A broadcasting binary op's A and B: one type, B broadcastable; returns the (pre, n, post) view.
+inline BroadcastSizes CheckBinaryInputs(const OperatorBase& op, const Tensor& A, const Tensor& B,
+                                        const BroadcastArgs& args) {
+  C2_ENFORCE(!(args.broadcast && op.IsInputOutputAlias(1, 0)),
+             "in-place with B as the output is not allowed when broadcasting");
+  C2_ENFORCE(A.meta() == B.meta(), "A has type ", A.meta().name, " but B has ", B.meta().name);
+  return ComputeBroadcastSizes(A.dims(), B.dims(), args);
+}
+
+// DivGradient's [B, C, dC]: one shape and one type.
+inline void CheckDivGradientInputs(const Tensor& B, const Tensor& C, const Tensor& dC) {
+  C2_ENFORCE(B.dims() == C.dims() && C.dims() == dC.dims(), "B ", Tensor::DimsString(B.dims()),
+             ", C ", Tensor::DimsString(C.dims()), " and dC ", Tensor::DimsString(dC.dims()),
+             " must have the same shape");
+  C2_ENFORCE(B.meta() == C.meta() && C.meta() == dC.meta(),
+             "B, C and dC must share one type, got ", B.meta().name, ", ", C.meta().name, ", ",
+             dC.meta().name);
+}
+
+}  // namespace caffe2

@@ -27,19 +27,12 @@ bool GlooOpBase::RunOnDevice() {
     RunCollective();
     return true;
   } catch (const gloo::IoException& e) {
-    WriteGlooStatus(workspace(), status_blob_, 1);
+    WriteStatusBlob(workspace(), status_blob_, 1);
     throw GlooIoError(ExplainFailure(World(), What(), e.what()));
   } catch (const GlooIoError&) {
-    WriteGlooStatus(workspace(), status_blob_, 1);
+    WriteStatusBlob(workspace(), status_blob_, 1);
     throw;
   }
-}
-
-void WriteGlooStatus(Workspace* ws, const std::string& status_blob, int code) {
-  if (status_blob.empty()) return;
-  Tensor* status = ws->CreateBlob(status_blob)->GetMutableTensor(Device{});
-  status->Resize(std::vector<int64_t>{1});
-  *status->mutable_data<int32_t>() = code;
 }
 
 CommonWorldPtr GlooOpBase::WorldPtr() {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/operator.h"
+#include "distributed/op_helpers.h"
 #include "distributed/gloo/common_world.h"
 
 #include <gloo/types.h>
@@ -39,8 +40,6 @@ struct BufferSignature {
   std::string Describe() const;
 };
 
-// Writes int32 [1] = code into the status blob `status_blob` (nothing when it is "").
-void WriteGlooStatus(Workspace* ws, const std::string& status_blob, int code);
 
 // The first `n` buffer addresses of a signature as T* (Gloo's algorithms take typed pointers).
 template <typename T>

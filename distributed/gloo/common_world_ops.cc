@@ -10,6 +10,7 @@
 #include <gloo/context.h>
 
 #include "core/operator.h"
+#include "distributed/op_helpers.h"
 #include "core/workspace.h"
 #include "distributed/gloo/collective_op.h"
 #include "distributed/gloo/common_world.h"
@@ -52,19 +53,16 @@ class CreateCommonWorldOp final : public OperatorBase {
       if (mpi_) {
         world = CreateCommonWorldWithMpi(options_);
       } else {
-        const Blob& blob = InputBlob(0);
-        C2_ENFORCE(blob.IsType<StoreHandlerPtr>(), "input 0 ('", debug_def().input(0),
-                   "') must be a store handler (FileStoreHandlerCreate / RedisStoreHandlerCreate) "
-                   "but holds ", blob.TypeName());
-        world = CreateCommonWorldOnStore(blob.Get<StoreHandlerPtr>(), options_);
+        const StoreHandlerPtr& store = StoreHandlerInput(*this, 0);
+        world = CreateCommonWorldOnStore(store, options_);
       }
       OutputBlob(0)->Reset(new CommonWorldPtr(std::move(world)));
       return true;
     } catch (const StoreHandlerTimeoutException&) {
-      WriteGlooStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     } catch (const GlooIoError&) {
-      WriteGlooStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     }
   }
@@ -96,7 +94,7 @@ class CloneCommonWorldOp final : public OperatorBase {
           new CommonWorldPtr(CloneCommonWorld(*blob.Get<CommonWorldPtr>(), name, sync_)));
       return true;
     } catch (const GlooIoError&) {
-      WriteGlooStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     }
   }

@@ -14,6 +14,7 @@
 //     communicators are destroyed when no other blob holds it). CPU and CUDA.
 #include "core/cuda/cuda_context.h"
 #include "core/operator.h"
+#include "distributed/op_helpers.h"
 #include "core/workspace.h"
 #include "distributed/nccl/nccl_collective_op.h"
 #include "distributed/nccl/nccl_error.h"
@@ -49,19 +50,16 @@ class NcclCreateCommonWorldOp final : public Operator<CUDAContext> {
 
  protected:
   bool RunOnDevice() override {
-    const Blob& blob = InputBlob(0);
-    C2_ENFORCE(blob.IsType<StoreHandlerPtr>(), "input 0 ('", debug_def().input(0),
-               "') must be a store handler (FileStoreHandlerCreate / RedisStoreHandlerCreate) "
-               "but holds ", blob.TypeName());
+    const StoreHandlerPtr& store = StoreHandlerInput(*this, 0);
     try {
-      NcclWorldPtr world = NcclWorld::Create(blob.Get<StoreHandlerPtr>(), options_);
+      NcclWorldPtr world = NcclWorld::Create(store, options_);
       OutputBlob(0)->Reset(new NcclWorldPtr(std::move(world)));
       return true;
     } catch (const StoreHandlerTimeoutException&) {
-      WriteNcclStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     } catch (const NcclError&) {
-      WriteNcclStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     }
   }
@@ -92,10 +90,10 @@ class NcclCloneCommonWorldOp final : public Operator<CUDAContext> {
       OutputBlob(0)->Reset(new NcclWorldPtr(std::move(clone)));
       return true;
     } catch (const StoreHandlerTimeoutException&) {
-      WriteNcclStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     } catch (const NcclError&) {
-      WriteNcclStatus(workspace(), status_blob_, 1);
+      WriteStatusBlob(workspace(), status_blob_, 1);
       throw;
     }
   }

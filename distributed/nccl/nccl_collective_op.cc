@@ -5,13 +5,6 @@
 
 namespace caffe2 {
 
-void WriteNcclStatus(Workspace* ws, const std::string& status_blob, int code) {
-  if (status_blob.empty()) return;
-  Tensor* status = ws->CreateBlob(status_blob)->GetMutableTensor(Device{});
-  status->Resize(std::vector<int64_t>{1});
-  *status->mutable_data<int32_t>() = code;
-}
-
 NcclCollectiveOpBase::NcclCollectiveOpBase(const OperatorDef& def, Workspace* ws)
     : Operator<CUDAContext>(def, ws),
       status_blob_(GetSingleArgument<std::string>("status_blob", "")) {
@@ -28,7 +21,7 @@ bool NcclCollectiveOpBase::RunOnDevice() {
     RunCollective();
     return true;
   } catch (const NcclError&) {
-    WriteNcclStatus(workspace(), status_blob_, 1);
+    WriteStatusBlob(workspace(), status_blob_, 1);
     throw;
   }
 }

@@ -18,12 +18,11 @@
 
 #include "core/cuda/cuda_context.h"
 #include "core/operator.h"
+#include "distributed/op_helpers.h"
 #include "distributed/nccl/nccl_world.h"
 
 namespace caffe2 {
 
-// Writes int32 [1] = code into `status_blob` (nothing when it is "").
-void WriteNcclStatus(Workspace* ws, const std::string& status_blob, int code);
 
 class NcclCollectiveOpBase : public Operator<CUDAContext> {
  public:

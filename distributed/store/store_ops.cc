@@ -16,6 +16,7 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "core/serialization.h"
+#include "distributed/op_helpers.h"
 #include "distributed/store/file_store_handler.h"
 #include "distributed/store/redis_store_handler.h"
 #include "distributed/store/store_handler.h"
@@ -25,15 +26,7 @@ namespace {
 
 using HandlerPtr = StoreHandlerPtr;
 
-StoreHandler* HandlerInput(const OperatorBase& op) {
-  const Blob& blob = op.InputBlob(0);
-  C2_ENFORCE(blob.IsType<HandlerPtr>(), "input 0 ('", op.debug_def().input(0),
-             "') must be a store handler (from FileStoreHandlerCreate or RedisStoreHandlerCreate)"
-             " but holds ", blob.TypeName());
-  StoreHandler* handler = blob.Get<HandlerPtr>().get();
-  C2_ENFORCE(handler != nullptr, "input 0 ('", op.debug_def().input(0), "') holds no store handler");
-  return handler;
-}
+StoreHandler* HandlerInput(const OperatorBase& op) { return StoreHandlerInput(op, 0).get(); }
 
 std::chrono::milliseconds TimeoutArg(const OperatorBase& op) {
   const int64_t ms = op.GetSingleArgument<int64_t>(

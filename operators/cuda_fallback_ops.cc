@@ -11,14 +11,7 @@ namespace caffe2 {
 REGISTER_CUDA_OPERATOR(Print, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
 
-// Elementwise ops without a functor kernel, and the broadcast gradients' reductions.
-REGISTER_CUDA_OPERATOR(Pow, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(Mean, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(MeanGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(Max, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(MaxGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(Min, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(MinGradient, GPUFallbackOp);
+// Elementwise ops with parameter inputs.
 REGISTER_CUDA_OPERATOR(ElementwiseLinear, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ElementwiseLinearGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(PRelu, GPUFallbackOp);

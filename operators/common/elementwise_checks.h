@@ -25,6 +25,28 @@ inline BroadcastSizes CheckBinaryInputs(const OperatorBase& op, const Tensor& A,
   return ComputeBroadcastSizes(A.dims(), B.dims(), args);
 }
 
+// Inputs first, first + 1, ... of `op` all have input first's shape and type (Max, Min, Mean and
+// their gradients).
+inline void CheckSameShapeAndType(const OperatorBase& op, int first) {
+  const Tensor& ref = op.Input(first);
+  for (int i = first + 1; i < op.InputSize(); ++i) {
+    C2_ENFORCE(op.Input(i).dims() == ref.dims(), "input ", i, " has shape ",
+               Tensor::DimsString(op.Input(i).dims()), " but input ", first, " has ",
+               Tensor::DimsString(ref.dims()));
+    C2_ENFORCE(op.Input(i).meta() == ref.meta(), "input ", i, " has type ",
+               op.Input(i).meta().name, " but input ", first, " has ", ref.meta().name);
+  }
+}
+
+// Pow takes its exponent as the float argument `exponent` or as input 1, never both.
+inline bool PowHasExponentArgument(const OperatorBase& op) {
+  const bool has_exponent = op.HasArgument("exponent");
+  C2_ENFORCE(has_exponent != (op.InputSize() == 2),
+             has_exponent ? "give the exponent as the argument or as input 1, not both"
+                          : "needs the `exponent` argument or an exponent tensor as input 1");
+  return has_exponent;
+}
+
 // DivGradient's [B, C, dC]: one shape and one type.
 inline void CheckDivGradientInputs(const Tensor& B, const Tensor& C, const Tensor& dC) {
   C2_ENFORCE(B.dims() == C.dims() && C.dims() == dC.dims(), "B ", Tensor::DimsString(B.dims()),

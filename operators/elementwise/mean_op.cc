@@ -12,13 +12,7 @@ class MeanOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& X0 = Input(0);
-    for (int i = 1; i < InputSize(); ++i) {
-      C2_ENFORCE(Input(i).dims() == X0.dims(), "input ", i, " has shape ",
-                 Tensor::DimsString(Input(i).dims()), " but input 0 has ",
-                 Tensor::DimsString(X0.dims()));
-      C2_ENFORCE(Input(i).meta() == X0.meta(), "input ", i, " has type ", Input(i).meta().name,
-                 " but input 0 has ", X0.meta().name);
-    }
+    CheckSameShapeAndType(*this, 0);
     const bool ok = DispatchType(X0.meta(), FloatTypes{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       std::vector<const T*> xs;

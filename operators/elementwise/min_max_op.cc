@@ -8,17 +8,6 @@
 namespace caffe2 {
 namespace {
 
-void CheckSameShapeAndType(const OperatorBase& op, int first) {
-  const Tensor& ref = op.Input(first);
-  for (int i = first + 1; i < op.InputSize(); ++i) {
-    C2_ENFORCE(op.Input(i).dims() == ref.dims(), "input ", i, " has shape ",
-               Tensor::DimsString(op.Input(i).dims()), " but input ", first, " has ",
-               Tensor::DimsString(ref.dims()));
-    C2_ENFORCE(op.Input(i).meta() == ref.meta(), "input ", i, " has type ", op.Input(i).meta().name,
-               " but input ", first, " has ", ref.meta().name);
-  }
-}
-
 template <bool kMax>
 class MinMaxOp final : public Operator<CPUContext> {
  public:

@@ -16,13 +16,9 @@ class PowOp final : public Operator<CPUContext> {
  public:
   PowOp(const OperatorDef& def, Workspace* ws)
       : Operator<CPUContext>(def, ws),
-        has_exponent_(HasArgument("exponent")),
+        has_exponent_(PowHasExponentArgument(*this)),
         exponent_(GetSingleArgument<float>("exponent", 0.f)),
-        args_(ReadBroadcastArgs(ArgumentHelper(def))) {
-    C2_ENFORCE(has_exponent_ != (InputSize() == 2),
-               has_exponent_ ? "give the exponent as the argument or as input 1, not both"
-                             : "needs the `exponent` argument or an exponent tensor as input 1");
-  }
+        args_(ReadBroadcastArgs(ArgumentHelper(def))) {}
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const bool ok = DispatchType(X.meta(), FloatTypes{}, [&](auto tag) {

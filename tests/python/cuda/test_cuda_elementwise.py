@@ -23,7 +23,8 @@ LOGICAL = ["And", "Or", "Xor"]
 
 COVERED_OPS = (
     list(UNARY_WITH_GRADIENT) + [op + "Gradient" for op in UNARY_WITH_GRADIENT] +
-    list(UNARY_FORWARD) + BINARY + COMPARE + LOGICAL + ["Not", "Sum"])
+    list(UNARY_FORWARD) + BINARY + COMPARE + LOGICAL +
+    ["Not", "Sum", "Max", "Min", "Mean", "MaxGradient", "MinGradient", "MeanGradient", "Pow"])
 
 pytestmark = needs_gpu
 
@@ -175,3 +176,29 @@ def test_float16_add_with_broadcast_matches_numpy():
     np.testing.assert_allclose(workspace.FetchBlob("c").astype(np.float32),
                                (a.astype(np.float32) + b.astype(np.float32)), rtol=2e-3,
                                atol=2e-3)
+
+
+@pytest.mark.parametrize("op_type", ["Max", "Min", "Mean"])
+@pytest.mark.parametrize("n_inputs,in_place", [(1, False), (2, False), (3, True)])
+def test_nary(op_type, n_inputs, in_place):
+    rng = np.random.RandomState(11)
+    xs = [rng.randn(4, 5).astype(np.float32) for _ in range(n_inputs)]
+    xs[0][0, 0] = xs[-1][0, 0]  # a tie
+    names = ["x%d" % i for i in range(n_inputs)]
+    op = core.CreateOperator(op_type, names, ["x0" if in_place else "y"])
+    check_cpu_gpu(op, xs, rtol=1e-6, atol=1e-6)
+    if not in_place:
+        check_gradient_cpu_gpu(op, xs, rtol=1e-6, atol=1e-6)
+    check_cpu_gpu(op, [x.astype(np.float64) for x in xs], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("e_shape,args", [(None, {"exponent": 3.0}), (None, {"exponent": 0.5}),
+                                          ((3, 4), {}), ((4,), {"broadcast": 1})])
+def test_pow(e_shape, args):
+    rng = np.random.RandomState(12)
+    x = (rng.rand(3, 4) + 0.5).astype(np.float32)
+    inputs = [x] if e_shape is None else [x, rng.randn(*e_shape).astype(np.float32)]
+    op = core.CreateOperator("Pow", ["x", "e"][:len(inputs)], ["y"], **args)
+    check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6)
+    if e_shape is None:
+        check_gradient_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6)

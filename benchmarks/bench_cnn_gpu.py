@@ -99,8 +99,12 @@ def run_ours(layers, params, data, label, dtype, device, steps, exhaustive):
     return first, (time.perf_counter() - start) / steps
 
 
-def run_torch(layers, params, data, label, dtype, steps, channels_last):
-    dev = torch.device("cuda")
+def _sync(dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def run_torch(layers, params, data, label, dtype, steps, channels_last, dev):
     torch.backends.cudnn.benchmark = True
     p = {k: torch.from_numpy(v.copy()).to(dev) for k, v in params.items()}
     fmt = torch.channels_last if channels_last else torch.contiguous_format
@@ -114,11 +118,16 @@ def run_torch(layers, params, data, label, dtype, steps, channels_last):
     y = torch.from_numpy(label.astype(np.int64)).to(dev)
     opt = torch.optim.SGD(trainable, lr=0.01, momentum=0.9)
     amp = dtype == "float16"
-    scaler = torch.amp.GradScaler("cuda", enabled=amp)
+    scaler = torch.amp.GradScaler(dev.type, enabled=amp) if amp else None
 
     def step():
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+        if scaler is None:
+            loss = F.cross_entropy(shared.torch_forward(layers, p, x, True), y)
+            loss.backward()
+            opt.step()
+            return loss
+        with torch.autocast(dev.type, dtype=torch.float16):
             loss = F.cross_entropy(shared.torch_forward(layers, p, x, True), y)
         scaler.scale(loss).backward()
         scaler.step(opt)
@@ -127,11 +136,11 @@ def run_torch(layers, params, data, label, dtype, steps, channels_last):
 
     first = float(step())
     step()
-    torch.cuda.synchronize()
+    _sync(dev)
     start = time.perf_counter()
     for _ in range(steps):
         step()
-    torch.cuda.synchronize()
+    _sync(dev)
     return first, (time.perf_counter() - start) / steps
 
 
@@ -172,10 +181,11 @@ def main():
                 ours_first, ours_t, ours = None, None, "failed"
                 print("ours %s batch %d failed: %s" % (dtype, batch, str(e).splitlines()[0]))
             torch_rates, torch_first = [], None
-            if torch is not None and on_gpu:
+            if torch is not None and (on_gpu or dtype == "float"):
+                dev = torch.device("cuda" if on_gpu else "cpu")
                 for channels_last in (False, True):
                     first, t = run_torch(layers, params, data, label, dtype, args.steps,
-                                         channels_last)
+                                         channels_last, dev)
                     torch_first = first if torch_first is None else torch_first
                     torch_rates.append(batch / t)
             best = max(torch_rates) if torch_rates else None

@@ -10,7 +10,7 @@
 //     On a non-finite step S = max(S * backoff_factor, min_loss_scale) and good_steps = 0; else
 //     good_steps += 1, and after growth_interval good steps S = min(S * growth_factor,
 //     max_loss_scale) and good_steps = 0. Args growth_factor (2.0), backoff_factor (0.5),
-//     growth_interval (1000), min_loss_scale (1.0), max_loss_scale (65536.0).
+//     growth_interval (1000), min_loss_scale (1.0), max_loss_scale (2^24).
 // No gradients. CPU kernels here, CUDA kernels in loss_scale_ops.cu.
 #include <cmath>
 
@@ -93,7 +93,7 @@ LossScaleArgs ReadLossScaleArgs(const OperatorBase& op) {
   a.backoff_factor = op.GetSingleArgument<float>("backoff_factor", 0.5f);
   a.growth_interval = op.GetSingleArgument<int64_t>("growth_interval", 1000);
   a.min_scale = op.GetSingleArgument<float>("min_loss_scale", 1.f);
-  a.max_scale = op.GetSingleArgument<float>("max_loss_scale", 65536.f);
+  a.max_scale = op.GetSingleArgument<float>("max_loss_scale", 16777216.f);
   C2_ENFORCE(a.growth_factor >= 1.f && a.backoff_factor > 0.f && a.backoff_factor <= 1.f,
              "growth_factor must be >= 1 and backoff_factor in (0, 1], got ", a.growth_factor,
              " and ", a.backoff_factor);
@@ -133,7 +133,7 @@ OPERATOR_SCHEMA(UpdateLossScale)
     .Arg("backoff_factor", "float, 0.5")
     .Arg("growth_interval", "int, 1000 good steps before growing")
     .Arg("min_loss_scale", "float, 1.0")
-    .Arg("max_loss_scale", "float, 65536.0")
+    .Arg("max_loss_scale", "float, 2^24")
     .SetDoc("Backs the loss scale off after a non-finite step, grows it after good ones.");
 REGISTER_GRADIENT(UpdateLossScale, ShouldNotDoGradient);
 

@@ -11,12 +11,6 @@ namespace caffe2 {
 REGISTER_CUDA_OPERATOR(Print, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
 
-// Elementwise ops with parameter inputs.
-REGISTER_CUDA_OPERATOR(ElementwiseLinear, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ElementwiseLinearGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(PRelu, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(PReluGradient, GPUFallbackOp);
-
 // Reductions.
 REGISTER_CUDA_OPERATOR(ReduceSum, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ReduceMean, GPUFallbackOp);

@@ -5,6 +5,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/elementwise/elementwise_linear_op.h"
 
 namespace caffe2 {
 namespace {
@@ -15,23 +16,6 @@ using Map = Eigen::Map<RowMajor>;
 using ConstRow = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
 using Row = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
 
-struct NDShape {
-  int64_t N, D;
-};
-
-NDShape CheckShapes(const Tensor& X, const Tensor& w, int axis) {
-  const int ax = axis < 0 ? axis + X.ndim() : axis;
-  C2_ENFORCE(ax >= 0 && ax <= X.ndim(), "axis ", axis, " out of range for X ",
-             Tensor::DimsString(X.dims()));
-  NDShape s{X.size_to_dim(ax), X.size_from_dim(ax)};
-  C2_ENFORCE(X.IsType<float>() && w.IsType<float>(), "float tensors expected, got X ",
-             X.meta().name, " and w ", w.meta().name);
-  C2_ENFORCE(w.ndim() == 1 && w.numel() == s.D, "w ", Tensor::DimsString(w.dims()),
-             " must be 1-d with ", s.D, " elements for X ", Tensor::DimsString(X.dims()),
-             " at axis ", axis);
-  return s;
-}
-
 class ElementwiseLinearOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;
@@ -39,7 +23,7 @@ class ElementwiseLinearOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& w = Input(1);
     const Tensor& b = Input(2);
-    const NDShape s = CheckShapes(X, w, GetSingleArgument<int>("axis", 1));
+    const NDShape s = CheckElementwiseLinearShapes(X, w, GetSingleArgument<int>("axis", 1));
     C2_ENFORCE(b.IsType<float>() && b.ndim() == 1 && b.numel() == s.D, "b ", b.DebugString(),
                " must be a 1-d float tensor with ", s.D, " elements");
     Tensor* Y = Output(0);
@@ -58,7 +42,7 @@ class ElementwiseLinearGradientOp final : public Operator<CPUContext> {
     const Tensor& dY = Input(0);
     const Tensor& X = Input(1);
     const Tensor& w = Input(2);
-    const NDShape s = CheckShapes(X, w, GetSingleArgument<int>("axis", 1));
+    const NDShape s = CheckElementwiseLinearShapes(X, w, GetSingleArgument<int>("axis", 1));
     C2_ENFORCE(dY.dims() == X.dims() && dY.IsType<float>(), "dY ", dY.DebugString(),
                " must be float with the shape of X ", Tensor::DimsString(X.dims()));
     ConstMap dy(dY.data<float>(), s.N, s.D);

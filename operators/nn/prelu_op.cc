@@ -8,33 +8,21 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/prelu_op.h"
 
 namespace caffe2 {
 namespace {
-
-struct PReluLayout {
-  int64_t C;       // slope channels (1 when shared)
-  int64_t inner;   // elements per channel run (NCHW spatial size, 1 for NHWC)
-};
 
 class PReluBase : public Operator<CPUContext> {
  public:
   PReluBase(const OperatorDef& def, Workspace* ws)
       : Operator<CPUContext>(def, ws), order_(GetSingleArgument<std::string>("order", "NCHW")) {
-    C2_ENFORCE(order_ == "NCHW" || order_ == "NHWC", "order must be NCHW or NHWC, got '", order_, "'");
+    CheckPReluOrder(order_);
   }
 
  protected:
   PReluLayout Check(const Tensor& X, const Tensor& slope) const {
-    C2_ENFORCE(X.IsType<float>() && slope.IsType<float>(), "X and slope must be float, got ", X.meta().name,
-               " and ", slope.meta().name);
-    if (slope.numel() == 1) return PReluLayout{1, X.numel()};
-    C2_ENFORCE(X.ndim() >= 2, "a per-channel slope needs X of rank >= 2, got ", Tensor::DimsString(X.dims()));
-    const bool nchw = order_ == "NCHW";
-    const int64_t C = nchw ? X.dim(1) : X.dim(X.ndim() - 1);
-    C2_ENFORCE(slope.numel() == C, "slope ", Tensor::DimsString(slope.dims()), " must hold 1 or C = ", C,
-               " values for X ", Tensor::DimsString(X.dims()));
-    return PReluLayout{C, nchw ? X.size_from_dim(2) : 1};
+    return CheckPReluInputs(X, slope, order_ == "NCHW");
   }
   // Channel of element i.
   static int64_t Channel(const PReluLayout& l, int64_t i) { return l.C == 1 ? 0 : (i / l.inner) % l.C; }

@@ -24,7 +24,8 @@ LOGICAL = ["And", "Or", "Xor"]
 COVERED_OPS = (
     list(UNARY_WITH_GRADIENT) + [op + "Gradient" for op in UNARY_WITH_GRADIENT] +
     list(UNARY_FORWARD) + BINARY + COMPARE + LOGICAL +
-    ["Not", "Sum", "Max", "Min", "Mean", "MaxGradient", "MinGradient", "MeanGradient", "Pow"])
+    ["Not", "Sum", "Max", "Min", "Mean", "MaxGradient", "MinGradient", "MeanGradient", "Pow",
+     "PRelu", "PReluGradient", "ElementwiseLinear", "ElementwiseLinearGradient"])
 
 pytestmark = needs_gpu
 
@@ -202,3 +203,28 @@ def test_pow(e_shape, args):
     check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6)
     if e_shape is None:
         check_gradient_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("x_shape,slope_shape,order", [
+    ((2, 3, 4, 5), (3,), "NCHW"), ((2, 4, 5, 3), (3,), "NHWC"), ((6, 7), (1,), "NCHW"),
+    ((3, 5), (5,), "NHWC"),
+])
+def test_prelu(x_shape, slope_shape, order):
+    rng = np.random.RandomState(13)
+    x = _away_from_kinks(rng.randn(*x_shape))
+    slope = rng.rand(*slope_shape).astype(np.float32)
+    op = core.CreateOperator("PRelu", ["x", "slope"], ["y"], order=order)
+    check_cpu_gpu(op, [x, slope], rtol=1e-6, atol=1e-6)
+    check_gradient_cpu_gpu(op, [x, slope], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("x_shape,axis", [((4, 5), 1), ((2, 3, 4), 1), ((2, 3, 4), 2),
+                                          ((300, 70), 1)])
+def test_elementwise_linear(x_shape, axis):
+    rng = np.random.RandomState(14)
+    x = rng.randn(*x_shape).astype(np.float32)
+    d = int(np.prod(x_shape[axis:]))
+    w, b = rng.randn(d).astype(np.float32), rng.randn(d).astype(np.float32)
+    op = core.CreateOperator("ElementwiseLinear", ["x", "w", "b"], ["y"], axis=axis)
+    check_cpu_gpu(op, [x, w, b], rtol=1e-6, atol=1e-6)
+    check_gradient_cpu_gpu(op, [x, w, b], rtol=1e-5, atol=1e-5)

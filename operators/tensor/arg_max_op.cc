@@ -2,6 +2,7 @@
 // `axis` (-1), the first one on ties (spec ops §1.3). keepdims (1) keeps the reduced axis with
 // size 1. float, double, int32, int64 inputs. NO_GRADIENT.
 #include "core/gradient.h"
+#include "operators/tensor/arg_max_op.h"
 #include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
@@ -34,20 +35,10 @@ class ArgOp final : public Operator<CPUContext> {
  private:
   template <class T>
   bool Compute(const Tensor& X) {
-    const int axis = CanonicalAxis(axis_, X.ndim());
-    const int64_t n = X.dim(axis);
-    C2_ENFORCE(n > 0, "cannot reduce the empty axis ", axis, " of X ",
-               Tensor::DimsString(X.dims()));
-    std::vector<int64_t> dims = X.dims();
-    if (keepdims_) {
-      dims[axis] = 1;
-    } else {
-      dims.erase(dims.begin() + axis);
-    }
+    const ArgView v = MakeArgView(X, axis_, keepdims_);
+    const int64_t outer = v.outer, n = v.n, inner = v.inner;
     Tensor* Y = Output(0);
-    Y->Resize(dims);
-    const int64_t outer = X.size_to_dim(axis);
-    const int64_t inner = X.size_from_dim(axis + 1);
+    Y->Resize(v.out_dims);
     const T* x = X.data<T>();
     int64_t* y = Y->mutable_data<int64_t>();
     for (int64_t o = 0; o < outer; ++o) {

@@ -54,10 +54,4 @@ REGISTER_CUDA_OPERATOR(ConvTransposeGradient, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LpPool, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LpPoolGradient, GPUFallbackOp);
 
-// Normalizations outside the cuDNN set.
-REGISTER_CUDA_OPERATOR(InstanceNorm, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(InstanceNormGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LayerNorm, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LayerNormGradient, GPUFallbackOp);
-
 }  // namespace caffe2

@@ -11,7 +11,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
-#include "operators/nn/spatial_bn_op.h"
+#include "operators/nn/norm_op_checks.h"
 
 namespace caffe2 {
 namespace {
@@ -23,18 +23,10 @@ class InstanceNormBase : public Operator<CPUContext> {
         epsilon_(GetSingleArgument<float>("epsilon", 1e-5f)),
         order_(GetSingleArgument<std::string>("order", "NCHW")) {
     ParseOrderIsNCHW(order_);
-    C2_ENFORCE(epsilon_ >= 0, "epsilon must be >= 0, got ", epsilon_);
+    CheckNormEpsilon(epsilon_);
   }
 
  protected:
-  ChannelLayout Check(const Tensor& X) const {
-    const ChannelLayout l = GetChannelLayout(X, order_);
-    for (int i = 1; i <= 2; ++i) {
-      C2_ENFORCE(Input(i).IsType<float>() && Input(i).numel() == l.C, i == 1 ? "scale" : "bias", " ",
-                 Tensor::DimsString(Input(i).dims()), " must hold ", l.C, " floats (one per channel)");
-    }
-    return l;
-  }
   // Index of spatial element s of plane (n, c).
   static int64_t Index(const ChannelLayout& l, int64_t n, int64_t c, int64_t s) {
     return l.nchw ? (n * l.C + c) * l.S + s : (n * l.S + s) * l.C + c;
@@ -64,7 +56,7 @@ class InstanceNormOp final : public InstanceNormBase {
   using InstanceNormBase::InstanceNormBase;
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    const ChannelLayout l = Check(X);
+    const ChannelLayout l = CheckInstanceNormInputs(*this, X, order_);
     std::vector<float> mean(l.N * l.C), inv_std(l.N * l.C);
     Moments(X.data<float>(), l, mean.data(), inv_std.data());
     const float* scale = Input(1).data<float>();
@@ -98,15 +90,9 @@ class InstanceNormGradientOp final : public InstanceNormBase {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(3);
-    const ChannelLayout l = Check(X);
-    C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
-               Tensor::DimsString(X.dims()));
+    const ChannelLayout l = CheckInstanceNormGradientInputs(*this, order_);
     std::vector<float> mean(l.N * l.C), inv_std(l.N * l.C);
     if (InputSize() == 6) {
-      for (int i = 4; i <= 5; ++i) {
-        C2_ENFORCE(Input(i).IsType<float>() && Input(i).numel() == l.N * l.C, i == 4 ? "mean" : "inv_std", " ",
-                   Tensor::DimsString(Input(i).dims()), " must hold N x C = ", l.N * l.C, " floats");
-      }
       std::copy(Input(4).data<float>(), Input(4).data<float>() + l.N * l.C, mean.begin());
       std::copy(Input(5).data<float>(), Input(5).data<float>() + l.N * l.C, inv_std.begin());
     } else {

@@ -10,17 +10,12 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/norm_op_checks.h"
 
 namespace caffe2 {
 namespace {
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-int CanonicalAxis(int axis, const Tensor& X) {
-  const int ax = axis < 0 ? axis + X.ndim() : axis;
-  C2_ENFORCE(ax >= 0 && ax < X.ndim(), "axis ", axis, " out of range for X ", Tensor::DimsString(X.dims()));
-  return ax;
-}
 
 class LayerNormOp final : public Operator<CPUContext> {
  public:
@@ -28,17 +23,13 @@ class LayerNormOp final : public Operator<CPUContext> {
       : Operator<CPUContext>(def, ws),
         axis_(GetSingleArgument<int>("axis", 1)),
         epsilon_(GetSingleArgument<float>("epsilon", 1e-5f)) {
-    C2_ENFORCE(epsilon_ >= 0, "epsilon must be >= 0, got ", epsilon_);
+    CheckNormEpsilon(epsilon_);
   }
 
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.IsType<float>(), "float input expected, got ", X.meta().name);
-    const int ax = CanonicalAxis(axis_, X);
-    const int64_t M = X.size_to_dim(ax), D = X.size_from_dim(ax);
-    C2_ENFORCE(D > 0, "cannot normalize empty rows of X ", Tensor::DimsString(X.dims()));
-    std::vector<int64_t> moments_dims(X.dims().begin(), X.dims().begin() + ax);
-    moments_dims.push_back(1);
+    const LayerNormView v = CheckLayerNormInput(axis_, X);
+    const int64_t M = v.M, D = v.D;
     std::vector<float> mean(M), stdev(M);
     Eigen::Map<const RowMajor> x(X.data<float>(), M, D);
     for (int64_t i = 0; i < M; ++i) {
@@ -53,7 +44,7 @@ class LayerNormOp final : public Operator<CPUContext> {
     for (int64_t i = 0; i < M; ++i) y.row(i) = (x.row(i).array() - mean[i]) / stdev[i];
     for (int k = 1; k <= 2; ++k) {
       Tensor* out = Output(k);
-      out->Resize(moments_dims);
+      out->Resize(v.moments_dims);
       const std::vector<float>& src = k == 1 ? mean : stdev;
       std::copy(src.begin(), src.end(), out->mutable_data<float>());
     }
@@ -75,12 +66,8 @@ class LayerNormGradientOp final : public Operator<CPUContext> {
     const Tensor& mean = Input(2);
     const Tensor& stdev = Input(3);
     const Tensor& X = Input(4);
-    const int ax = CanonicalAxis(axis_, X);
-    const int64_t M = X.size_to_dim(ax), D = X.size_from_dim(ax);
-    C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
-               Tensor::DimsString(X.dims()));
-    C2_ENFORCE(mean.numel() == M && stdev.numel() == M, "mean ", Tensor::DimsString(mean.dims()), " and stdev ",
-               Tensor::DimsString(stdev.dims()), " must hold one value per row (", M, ")");
+    const LayerNormView v = CheckLayerNormGradientInputs(axis_, dY, mean, stdev, X);
+    const int64_t M = v.M, D = v.D;
     Eigen::Map<const RowMajor> x(X.data<float>(), M, D), dy(dY.data<float>(), M, D);
     Tensor* dX = Output(0);
     dX->ResizeLike(X);

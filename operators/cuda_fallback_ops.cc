@@ -11,10 +11,6 @@ namespace caffe2 {
 REGISTER_CUDA_OPERATOR(Print, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LearningRate, GPUFallbackOp);
 
-// Reductions.
-REGISTER_CUDA_OPERATOR(ReduceSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ReduceMean, GPUFallbackOp);
-
 // Shapes, layout and indexing.
 REGISTER_CUDA_OPERATOR(Shape, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(Size, GPUFallbackOp);

@@ -10,40 +10,10 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/common/elementwise_cpu.h"
+#include "operators/reduce/reduce_op.h"
 
 namespace caffe2 {
 namespace {
-
-// The sorted, unique, non-negative reduced axes of an ndim-d input.
-std::vector<int> ResolveAxes(const std::vector<int>& axes, const std::vector<int64_t>& dims) {
-  const int nd = static_cast<int>(dims.size());
-  std::vector<int> out;
-  if (axes.empty()) {
-    for (int i = 0; i < nd; ++i) out.push_back(i);
-    return out;
-  }
-  for (int a : axes) {
-    const int r = a < 0 ? a + nd : a;
-    C2_ENFORCE(r >= 0 && r < nd, "axis ", a, " out of range for X ", Tensor::DimsString(dims));
-    out.push_back(r);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-std::vector<int64_t> ReducedDims(const std::vector<int64_t>& dims, const std::vector<int>& axes,
-                                 bool keepdims) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int>(i));
-    if (!reduced)
-      out.push_back(dims[i]);
-    else if (keepdims)
-      out.push_back(1);
-  }
-  return out;
-}
 
 // Sums x over `axes` into y. When the reduced axes form one contiguous run (after dropping size-1
 // dims), X is an (outer, r, inner) array and Eigen's vectorised column sums do the work; other

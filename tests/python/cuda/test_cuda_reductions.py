@@ -12,7 +12,8 @@ COVERED_OPS = [
     "ReduceFrontSum", "ReduceFrontMean", "ReduceBackSum", "ReduceBackMean",
     "ReduceFrontSumGradient", "ReduceFrontMeanGradient", "ReduceBackSumGradient",
     "ReduceBackMeanGradient", "SumElements", "SumElementsGradient", "SumSqrElements",
-    "SumReduceLike", "DivGradient", "ChannelStats", "ChannelBackpropStats",
+    "SumReduceLike", "DivGradient", "ChannelStats", "ChannelBackpropStats", "ReduceSum",
+    "ReduceMean",
 ]
 pytestmark = needs_gpu
 R = np.random.RandomState(0)
@@ -88,3 +89,13 @@ def test_channel_stats(order, shape):
     check_cpu_gpu(core.CreateOperator("ChannelBackpropStats", ["x", "mean", "inv_std", "dy"],
                                       ["dscale", "dbias"], order=order), [x, mean, inv_std, dy],
                   rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean"])
+@pytest.mark.parametrize("axes,keepdims", [([], 1), ([0], 0), ([1, 2], 1), ([0, 2], 0),
+                                           ([-1], 1), ([3, 1], 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reduce_over_axes(op_type, axes, keepdims, dtype):
+    x = R.randn(3, 4, 5, 6).astype(dtype)
+    op = core.CreateOperator(op_type, ["x"], ["y"], axes=axes, keepdims=keepdims)
+    check_cpu_gpu(op, [x], rtol=1e-5, atol=1e-5)

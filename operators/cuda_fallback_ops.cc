@@ -25,15 +25,6 @@ REGISTER_CUDA_OPERATOR(SparseToDense, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LengthsRangeFill, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(UniqueUniformFill, GPUFallbackOp);
 
-// Sparse optimizers, and WeightedSum's gradient.
-REGISTER_CUDA_OPERATOR(SparseMomentumSGDUpdate, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ScatterWeightedSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseAdagrad, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(RowWiseSparseAdagrad, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseAdam, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(RowWiseSparseAdam, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(WeightedSumGradient, GPUFallbackOp);
-
 // Convolution-like ops outside the cuDNN set.
 REGISTER_CUDA_OPERATOR(ConvTranspose, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ConvTransposeGradient, GPUFallbackOp);

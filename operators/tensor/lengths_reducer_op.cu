@@ -53,8 +53,8 @@ class SegmentEnds {
         segments, lengths.data<int32_t>(), ends);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     size_t bytes = 0;
-    C2_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, ends, static_cast<int>(segments),
-                                                stream));
+    C2_CUDA_CHECK(
+        cub::DeviceScan::InclusiveSum(nullptr, bytes, ends, static_cast<int>(segments), stream));
     scratch_.SetDevice(device);
     scratch_.Resize(static_cast<int64_t>(bytes > 0 ? bytes : 1));
     C2_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch_.mutable_data<uint8_t>(), bytes, ends,
@@ -219,9 +219,9 @@ class CudaLengthsReducerGradientOp final : public Operator<CUDAContext> {
     if (count == 0) return true;
     const Tensor& len = OnDevice(lengths, device(), &lengths_on_device_);
     const int64_t* ends = ends_.Compute(len, device(), context_.stream());
-    LengthsGradientKernel<kReduce><<<CudaBlocks(count), kCudaThreadsPerBlock, 0,
-                                     context_.stream()>>>(n, dY.size_from_dim(1), lengths.numel(),
-                                                          ends, w, dY.data<float>(), dx);
+    LengthsGradientKernel<kReduce>
+        <<<CudaBlocks(count), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+            n, dY.size_from_dim(1), lengths.numel(), ends, w, dY.data<float>(), dx);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
@@ -238,8 +238,7 @@ REGISTER_CUDA_OPERATOR(LengthsMean, CudaLengthsReducerOp<Reduce::kMean, false>);
 REGISTER_CUDA_OPERATOR(LengthsWeightedSum, CudaLengthsReducerOp<Reduce::kWeightedSum, false>);
 REGISTER_CUDA_OPERATOR(SparseLengthsSum, CudaLengthsReducerOp<Reduce::kSum, true>);
 REGISTER_CUDA_OPERATOR(SparseLengthsMean, CudaLengthsReducerOp<Reduce::kMean, true>);
-REGISTER_CUDA_OPERATOR(SparseLengthsWeightedSum,
-                       CudaLengthsReducerOp<Reduce::kWeightedSum, true>);
+REGISTER_CUDA_OPERATOR(SparseLengthsWeightedSum, CudaLengthsReducerOp<Reduce::kWeightedSum, true>);
 REGISTER_CUDA_OPERATOR(LengthsIndicesInGradientSumGradient,
                        CudaLengthsReducerGradientOp<Reduce::kSum, 1>);
 REGISTER_CUDA_OPERATOR(LengthsMeanGradient, CudaLengthsReducerGradientOp<Reduce::kMean, 1>);

@@ -44,8 +44,7 @@ inline void CheckLengthsData(const Tensor& data) {
 
 // The lengths add up to the number of INDICES (sparse) ...
 inline void CheckLengthsIndexCount(int64_t n, int64_t num_indices) {
-  C2_ENFORCE(num_indices == n, "LENGTHS add up to ", n, " but there are ", num_indices,
-             " INDICES");
+  C2_ENFORCE(num_indices == n, "LENGTHS add up to ", n, " but there are ", num_indices, " INDICES");
 }
 
 // ... or to the number of DATA rows (dense).

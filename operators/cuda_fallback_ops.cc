@@ -21,29 +21,6 @@ REGISTER_CUDA_OPERATOR(SparseToDense, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(LengthsRangeFill, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(UniqueUniformFill, GPUFallbackOp);
 
-// Segment reductions (embeddings) and their gradients.
-REGISTER_CUDA_OPERATOR(LengthsSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LengthsMean, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LengthsWeightedSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseLengthsSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseLengthsMean, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseLengthsWeightedSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LengthsIndicesInGradientSumGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LengthsMeanGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(LengthsWeightedSumGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientSumGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientMeanGradient, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseLengthsIndicesInGradientWeightedSumGradient, GPUFallbackOp);
-
-// Sparse optimizers, and WeightedSum's gradient.
-REGISTER_CUDA_OPERATOR(SparseMomentumSGDUpdate, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(ScatterWeightedSum, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseAdagrad, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(RowWiseSparseAdagrad, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(SparseAdam, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(RowWiseSparseAdam, GPUFallbackOp);
-REGISTER_CUDA_OPERATOR(WeightedSumGradient, GPUFallbackOp);
-
 // Convolution-like ops outside the cuDNN set.
 REGISTER_CUDA_OPERATOR(ConvTranspose, GPUFallbackOp);
 REGISTER_CUDA_OPERATOR(ConvTransposeGradient, GPUFallbackOp);

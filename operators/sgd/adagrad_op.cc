@@ -61,18 +61,15 @@ class SparseAdagradOp final : public AdagradBase {
     const Tensor& param = Input(0);
     const Tensor& grad = Input(3);
     CheckFloat(grad, "grad");
-    C2_ENFORCE(param.ndim() >= 1, "param must have at least one dimension");
+    CheckSparseParam(param);
     if (kRowWise) {
-      C2_ENFORCE(Input(1).numel() == param.dim(0), "moment ", Tensor::DimsString(Input(1).dims()),
-                 " must hold one value per row of param ", Tensor::DimsString(param.dims()));
+      CheckRowWiseMoment(Input(1), "moment", param);
     } else {
       CheckSameShape(param, "param", Input(1), "moment");
     }
     const int64_t block = param.size_from_dim(1);
     const std::vector<int64_t> rows = SparseRows(Input(2), param.dim(0));
-    C2_ENFORCE(grad.numel() == static_cast<int64_t>(rows.size()) * block, "grad ",
-               Tensor::DimsString(grad.dims()), " must hold ", rows.size(), " rows of ", block,
-               " values (one per index)");
+    CheckSparseGrad(grad, static_cast<int64_t>(rows.size()), block);
     const float lr = LearningRateValue(Input(4));
     float* p = OutputLike(0);
     float* h = OutputLike(1);

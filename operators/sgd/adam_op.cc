@@ -28,11 +28,7 @@ class AdamBase : public Operator<CPUContext> {
   // lr * corr for the iteration held by input `iter_index`.
   float StepSize(int lr_index, int iter_index) const {
     const float lr = LearningRateValue(Input(lr_index));
-    const Tensor& it = Input(iter_index);
-    C2_ENFORCE(it.numel() == 1 && it.IsType<int64_t>(),
-               "iter must be a one-element int64 tensor, got ", it.DebugString());
-    const double t = static_cast<double>(it.data<int64_t>()[0] + 1);
-    const double corr = std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t));
+    const double corr = AdamCorrection(beta1_, beta2_, Input(iter_index));
     return static_cast<float>(lr * corr);
   }
   // Output i shaped like input i, written over a copy of the input unless the two are one blob.
@@ -78,18 +74,15 @@ class SparseAdamOp final : public AdamBase {
     const Tensor& grad = Input(4);
     CheckFloat(grad, "grad");
     CheckSameShape(param, "param", Input(1), "m1");
-    C2_ENFORCE(param.ndim() >= 1, "param must have at least one dimension");
+    CheckSparseParam(param);
     if (kRowWise) {
-      C2_ENFORCE(Input(2).numel() == param.dim(0), "m2 ", Tensor::DimsString(Input(2).dims()),
-                 " must hold one value per row of param ", Tensor::DimsString(param.dims()));
+      CheckRowWiseMoment(Input(2), "m2", param);
     } else {
       CheckSameShape(param, "param", Input(2), "m2");
     }
     const int64_t block = param.size_from_dim(1);
     const std::vector<int64_t> rows = SparseRows(Input(3), param.dim(0));
-    C2_ENFORCE(grad.numel() == static_cast<int64_t>(rows.size()) * block, "grad ",
-               Tensor::DimsString(grad.dims()), " must hold ", rows.size(), " rows of ", block,
-               " values (one per index)");
+    CheckSparseGrad(grad, static_cast<int64_t>(rows.size()), block);
     const float step = StepSize(5, 6);
     float* p = OutputLike(0);
     float* m1 = OutputLike(1);

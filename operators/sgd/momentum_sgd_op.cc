@@ -98,12 +98,10 @@ class SparseMomentumSGDUpdateOp final : public Operator<CPUContext> {
     CheckFloat(moment, "moment");
     CheckFloat(param, "param");
     CheckSameShape(moment, "moment", param, "param");
-    C2_ENFORCE(param.ndim() >= 1, "param must have at least one dimension");
+    CheckSparseParam(param);
     const int64_t block = param.size_from_dim(1);
     const std::vector<int64_t> rows = SparseRows(Input(4), param.dim(0));
-    C2_ENFORCE(grad.numel() == static_cast<int64_t>(rows.size()) * block, "grad ",
-               Tensor::DimsString(grad.dims()), " must hold ", rows.size(), " rows of ", block,
-               " values (one per index)");
+    CheckSparseGrad(grad, static_cast<int64_t>(rows.size()), block);
     Tensor* ng = Output(0);
     ng->ResizeLike(grad);
     float* m = Output(1)->mutable_data<float>();

@@ -10,34 +10,26 @@
 namespace caffe2 {
 namespace {
 
-float Weight(const Tensor& w, int i) {
-  C2_ENFORCE(w.numel() == 1 && w.IsType<float>(), "weight ", i,
-             " must be a one-element float tensor, got ", w.DebugString());
-  return w.data<float>()[0];
-}
-
 class ScatterWeightedSumOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
-    C2_ENFORCE(InputSize() >= 5 && InputSize() % 2 == 1,
-               "inputs are [X0, w0, indices, slices1, w1, ...], got ", InputSize());
+    CheckScatterInputCount(InputSize());
     Tensor* X = Output(0);
     CheckFloat(*X, "X0");
     C2_ENFORCE(X->ndim() >= 1, "X0 must have at least one dimension");
-    const float w0 = Weight(Input(1), 1);
+    CheckScatterWeight(Input(1), 1);
+    const float w0 = Input(1).data<float>()[0];
     const std::vector<int64_t> rows = SparseRows(Input(2), X->dim(0));
     const int64_t block = X->size_from_dim(1);
     std::vector<const float*> slices;
     std::vector<float> weights;
     for (int i = 3; i < InputSize(); i += 2) {
       const Tensor& s = Input(i);
-      CheckFloat(s, "slices");
-      C2_ENFORCE(s.numel() == static_cast<int64_t>(rows.size()) * block, "slices input ", i, " ",
-                 Tensor::DimsString(s.dims()), " must hold ", rows.size(), " rows of ", block,
-                 " values");
+      CheckScatterSlices(s, i, static_cast<int64_t>(rows.size()), block);
       slices.push_back(s.data<float>());
-      weights.push_back(Weight(Input(i + 1), i + 1));
+      CheckScatterWeight(Input(i + 1), i + 1);
+      weights.push_back(Input(i + 1).data<float>()[0]);
     }
     float* x = X->mutable_data<float>();
     for (size_t k = 0; k < rows.size(); ++k) {

@@ -1,6 +1,9 @@
 // Argument checks shared by the optimizer update operators.
 #pragma once
 
+#include <cmath>
+#include <vector>
+
 #include "core/operator.h"
 
 namespace caffe2 {
@@ -22,10 +25,15 @@ inline void CheckFloat(const Tensor& t, const char* name) {
   C2_ENFORCE(t.IsType<float>(), name, " must be a float tensor, got ", t.DebugString());
 }
 
-// Indices of a sparse update as int64, each checked against the number of rows.
-inline std::vector<int64_t> SparseRows(const Tensor& indices, int64_t rows) {
+// The indices of a sparse update are int32 or int64 (a check of the type only, for any device).
+inline void CheckSparseIndexType(const Tensor& indices) {
   C2_ENFORCE(indices.IsType<int32_t>() || indices.IsType<int64_t>(),
              "indices must be int32 or int64, got ", indices.DebugString());
+}
+
+// Indices of a sparse update as int64, each checked against the number of rows.
+inline std::vector<int64_t> SparseRows(const Tensor& indices, int64_t rows) {
+  CheckSparseIndexType(indices);
   std::vector<int64_t> out(indices.numel());
   for (int64_t i = 0; i < indices.numel(); ++i) {
     out[i] = indices.IsType<int32_t>() ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];
@@ -33,6 +41,51 @@ inline std::vector<int64_t> SparseRows(const Tensor& indices, int64_t rows) {
                " out of range for ", rows, " rows");
   }
   return out;
+}
+
+// A sparse update's param has rows (at least one dimension).
+inline void CheckSparseParam(const Tensor& param) {
+  C2_ENFORCE(param.ndim() >= 1, "param must have at least one dimension");
+}
+
+// The row-wise moment (named `name`) of a row-wise sparse update holds one value per param row.
+inline void CheckRowWiseMoment(const Tensor& moment, const char* name, const Tensor& param) {
+  C2_ENFORCE(moment.numel() == param.dim(0), name, " ", Tensor::DimsString(moment.dims()),
+             " must hold one value per row of param ", Tensor::DimsString(param.dims()));
+}
+
+// grad of a sparse update holds one param row (`block` values) per index.
+inline void CheckSparseGrad(const Tensor& grad, int64_t num_indices, int64_t block) {
+  C2_ENFORCE(grad.numel() == num_indices * block, "grad ", Tensor::DimsString(grad.dims()),
+             " must hold ", num_indices, " rows of ", block, " values (one per index)");
+}
+
+// Adam's bias correction sqrt(1 - beta2^t) / (1 - beta1^t), t = iter + 1, from the iteration
+// counter `it` (a one-element int64 tensor on the host).
+inline double AdamCorrection(float beta1, float beta2, const Tensor& it) {
+  C2_ENFORCE(it.numel() == 1 && it.IsType<int64_t>(),
+             "iter must be a one-element int64 tensor, got ", it.DebugString());
+  const double t = static_cast<double>(it.data<int64_t>()[0] + 1);
+  return std::sqrt(1.0 - std::pow(beta2, t)) / (1.0 - std::pow(beta1, t));
+}
+
+// ScatterWeightedSum: inputs [X0, w0, indices, slices1, w1, ...] (an odd number, at least 5) ...
+inline void CheckScatterInputCount(int n) {
+  C2_ENFORCE(n >= 5 && n % 2 == 1, "inputs are [X0, w0, indices, slices1, w1, ...], got ", n);
+}
+
+// ... each weight (input i) a one-element float tensor ...
+inline void CheckScatterWeight(const Tensor& w, int i) {
+  C2_ENFORCE(w.numel() == 1 && w.IsType<float>(), "weight ", i,
+             " must be a one-element float tensor, got ", w.DebugString());
+}
+
+// ... and each slices input (input i) one X0 row (`block` floats) per index.
+inline void CheckScatterSlices(const Tensor& s, int i, int64_t num_indices, int64_t block) {
+  CheckFloat(s, "slices");
+  C2_ENFORCE(s.numel() == num_indices * block, "slices input ", i, " ",
+             Tensor::DimsString(s.dims()), " must hold ", num_indices, " rows of ", block,
+             " values");
 }
 
 }  // namespace caffe2

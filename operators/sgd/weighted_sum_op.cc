@@ -4,13 +4,13 @@
 // with grad_on_w=1), dX_i = w_i * dY, dw_i = <dY, X_i>.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/sgd/weighted_sum_op.h"
 
 namespace caffe2 {
 namespace {
 
 float Weight(const Tensor& w, int i) {
-  C2_ENFORCE(w.numel() == 1 && w.IsType<float>(), "weight ", i, " must be a 1-element float tensor, got ",
-             w.DebugString());
+  CheckWeightedSumWeight(w, i);
   return w.data<float>()[0];
 }
 
@@ -51,8 +51,7 @@ class WeightedSumGradientOp final : public Operator<CPUContext> {
     const Tensor& dY = Input(0);
     const int pairs = (InputSize() - 1) / 2;
     const bool grad_on_w = GetSingleArgument<bool>("grad_on_w", false);
-    C2_ENFORCE(OutputSize() == (grad_on_w ? 2 * pairs : pairs), "expected ",
-               grad_on_w ? 2 * pairs : pairs, " outputs, got ", OutputSize());
+    CheckWeightedSumGradientOutputs(OutputSize(), pairs, grad_on_w);
     const float* dy = dY.data<float>();
     for (int i = 0; i < pairs; ++i) {
       const Tensor& Xi = Input(1 + 2 * i);

@@ -16,35 +16,13 @@
 //   SparseLengthsWeightedSum -> SparseLengthsIndicesInGradientWeightedSumGradient
 //                         [dY, WEIGHTS, LENGTHS, INDICES] -> slice values (no gradient for WEIGHTS)
 #include "core/gradient.h"
+#include "operators/tensor/lengths_reducer_op.h"
 #include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
 namespace {
 
-enum class Reduce { kSum, kMean, kWeightedSum };
-
-std::vector<int64_t> Lengths(const Tensor& t) {
-  C2_ENFORCE(t.ndim() == 1 && t.IsType<int32_t>(), "LENGTHS must be a 1-D int32 tensor, got ",
-             t.DebugString());
-  std::vector<int64_t> out(t.numel());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    out[i] = t.data<int32_t>()[i];
-    C2_ENFORCE(out[i] >= 0, "length ", i, " is negative: ", out[i]);
-  }
-  return out;
-}
-
-int64_t Total(const std::vector<int64_t>& lengths) {
-  int64_t n = 0;
-  for (int64_t l : lengths) n += l;
-  return n;
-}
-
-const float* Weights(const Tensor& w, int64_t n, const char* name) {
-  C2_ENFORCE(w.IsType<float>() && w.numel() == n, name, " must hold ", n,
-             " floats (one per row), got ", w.DebugString());
-  return w.data<float>();
-}
+using Reduce = LengthsReduce;
 
 template <Reduce kReduce, bool kSparse>
 class LengthsReducerOp final : public Operator<CPUContext> {
@@ -53,24 +31,22 @@ class LengthsReducerOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const int weighted = kReduce == Reduce::kWeightedSum ? 1 : 0;
     const Tensor& data = Input(0);
-    C2_ENFORCE(data.IsType<float>() && data.ndim() >= 1,
-               "DATA must be a float tensor with at least one dim, got ", data.DebugString());
-    const std::vector<int64_t> lengths = Lengths(Input(InputSize() - 1));
-    const int64_t n = Total(lengths);
+    CheckLengthsData(data);
+    const std::vector<int64_t> lengths = LengthsValues(Input(InputSize() - 1));
+    const int64_t n = LengthsTotal(lengths);
     std::vector<int64_t> rows;
     if (kSparse) {
       rows = IntValues(Input(1 + weighted), "INDICES");
-      C2_ENFORCE(static_cast<int64_t>(rows.size()) == n, "LENGTHS add up to ", n, " but there are ",
-                 rows.size(), " INDICES");
-      for (size_t i = 0; i < rows.size(); ++i) {
-        C2_ENFORCE(rows[i] >= 0 && rows[i] < data.dim(0), "index ", rows[i], " at position ", i,
-                   " out of range for DATA ", Tensor::DimsString(data.dims()));
-      }
+      CheckLengthsIndexCount(n, static_cast<int64_t>(rows.size()));
+      for (size_t i = 0; i < rows.size(); ++i) CheckLengthsIndex(rows[i], i, data);
     } else {
-      C2_ENFORCE(data.dim(0) == n, "LENGTHS add up to ", n, " but DATA ",
-                 Tensor::DimsString(data.dims()), " has ", data.dim(0), " rows");
+      CheckLengthsDataRows(n, data);
     }
-    const float* w = weighted ? Weights(Input(1), n, kSparse ? "WEIGHTS" : "SCALARS") : nullptr;
+    const float* w = nullptr;
+    if (weighted) {
+      CheckLengthsWeights(Input(1), n, kSparse ? "WEIGHTS" : "SCALARS");
+      w = Input(1).data<float>();
+    }
     std::vector<int64_t> dims = data.dims();
     dims[0] = static_cast<int64_t>(lengths.size());
     Tensor* out = Output(0);
@@ -103,19 +79,16 @@ class LengthsReducerGradientOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& dY = Input(0);
-    C2_ENFORCE(dY.IsType<float>() && dY.ndim() >= 1,
-               "dY must be a float tensor with at least one dim");
-    const std::vector<int64_t> lengths = Lengths(Input(kLengthsAt));
-    C2_ENFORCE(dY.dim(0) == static_cast<int64_t>(lengths.size()), "dY ",
-               Tensor::DimsString(dY.dims()), " must have one row per segment (", lengths.size(),
-               ")");
-    const int64_t n = Total(lengths);
-    if (InputSize() > kLengthsAt + 1) {
-      const Tensor& last = Input(kLengthsAt + 1);
-      C2_ENFORCE((last.ndim() >= 1 ? last.dim(0) : 1) == n, "LENGTHS add up to ", n, " but ",
-                 Tensor::DimsString(last.dims()), " has a different number of rows");
+    CheckLengthsGradOutput(dY);
+    const std::vector<int64_t> lengths = LengthsValues(Input(kLengthsAt));
+    CheckLengthsGradSegments(dY, static_cast<int64_t>(lengths.size()));
+    const int64_t n = LengthsTotal(lengths);
+    if (InputSize() > kLengthsAt + 1) CheckLengthsGradRows(Input(kLengthsAt + 1), n);
+    const float* w = nullptr;
+    if (kReduce == Reduce::kWeightedSum) {
+      CheckLengthsWeights(Input(1), n, "weights");
+      w = Input(1).data<float>();
     }
-    const float* w = kReduce == Reduce::kWeightedSum ? Weights(Input(1), n, "weights") : nullptr;
     std::vector<int64_t> dims = dY.dims();
     dims[0] = n;
     Tensor* dX = Output(0);

@@ -61,6 +61,7 @@ class WeightedSumGradientOp final : public Operator<CPUContext> {
       float* dx = dX->mutable_data<float>();
       for (int64_t k = 0; k < dY.numel(); ++k) dx[k] = wi * dy[k];
       if (grad_on_w) {
+        CheckWeightedSumGradientX(Xi, i, dY.numel());
         double dot = 0;
         const float* xi = Xi.data<float>();
         for (int64_t k = 0; k < dY.numel(); ++k) dot += static_cast<double>(dy[k]) * xi[k];

@@ -103,9 +103,7 @@ class CudaWeightedSumGradientOp final : public Operator<CUDAContext> {
         C2_CUDA_KERNEL_LAUNCH_CHECK();
       }
       if (grad_on_w) {
-        C2_ENFORCE(Xi.IsType<float>() && Xi.numel() >= n, "X", i, " ",
-                   Tensor::DimsString(Xi.dims()), " must hold at least the ", n,
-                   " floats of dY, got ", Xi.DebugString());
+        CheckWeightedSumGradientX(Xi, i, n);
         CheckOnDevice(Xi, device(), "X");
         Tensor* dw = Output(pairs + i);
         dw->Resize(1);

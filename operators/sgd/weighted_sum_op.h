@@ -20,4 +20,10 @@ inline void CheckWeightedSumGradientOutputs(int outputs, int pairs, bool grad_on
              " outputs, got ", outputs);
 }
 
+// With grad_on_w, dw_i = <dY, X_i> reads n = numel(dY) values of X_i (float).
+inline void CheckWeightedSumGradientX(const Tensor& Xi, int i, int64_t n) {
+  C2_ENFORCE(Xi.IsType<float>() && Xi.numel() >= n, "X", i, " ", Tensor::DimsString(Xi.dims()),
+             " must hold at least the ", n, " float values of dY");
+}
+
 }  // namespace caffe2

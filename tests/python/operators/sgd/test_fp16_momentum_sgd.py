@@ -48,3 +48,14 @@ def test_rejects_mixed_types():
                                            r"float16 tensor"):
         workspace.RunOperatorOnce(core.CreateOperator(
             "FP16MomentumSGDUpdate", ["g", "m", "l", "p"], ["g", "m", "p"]))
+
+
+def test_weighted_sum_gradient_refuses_a_short_x_with_grad_on_w():
+    """It used to read past the end of X_i."""
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("dy", np.ones(6, np.float32))
+    workspace.FeedBlob("x0", np.ones(2, np.float32))
+    workspace.FeedBlob("w0", np.ones(1, np.float32))
+    with pytest.raises(RuntimeError, match=r"X0 \(2,\) must hold at least the 6 float values"):
+        workspace.RunOperatorOnce(core.CreateOperator(
+            "WeightedSumGradient", ["dy", "x0", "w0"], ["dx0", "dw0"], grad_on_w=1))

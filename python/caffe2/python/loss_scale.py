@@ -51,9 +51,17 @@ class DynamicLossScale(object):
         entry = self.scale.get(_device_key(device))
         return entry[2] if entry else None
 
-    def add_unscaling(self, model, grads_by_device):
-        """Seeds, state and UnscaleGradients; grads_by_device maps a device key to
-        (DeviceOption or None, [dense gradient blobs])."""
+    def add_unscaling(self, model, params, device_of):
+        """Seeds, state and UnscaleGradients for the ParameterInfos `params`;
+        device_of(param_info) is the DeviceOption (or None) of a parameter."""
+        grads_by_device = {}
+        for param_info in params:
+            assert not isinstance(param_info.grad, core.GradientSlice), (
+                "dynamic loss scaling takes dense gradients only, got a sparse one for "
+                "{}".format(param_info.blob))
+            device = device_of(param_info)
+            grads_by_device.setdefault(_device_key(device), (device, []))[1].append(
+                param_info.grad)
         for key, (device, grads) in sorted(grads_by_device.items()):
             with core.DeviceScope(device), scope.NameScope("", reset=True):
                 scale = model.param_init_net.ConstantFill(

@@ -9,11 +9,7 @@
 
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define C2_HOST_DEVICE __host__ __device__
-#else
-#define C2_HOST_DEVICE
-#endif
+#include "operators/common/host_device.h"
 
 namespace caffe2 {
 // clang-format off: one line per functor keeps the table readable.

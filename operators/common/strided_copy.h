@@ -20,13 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#if !defined(C2_HOST_DEVICE)
-#if defined(__CUDACC__)
-#define C2_HOST_DEVICE __host__ __device__
-#else
-#define C2_HOST_DEVICE
-#endif
-#endif
+#include "operators/common/host_device.h"
 
 namespace caffe2 {
 

@@ -6,12 +6,7 @@
 #include <cstdint>
 
 #include "core/operator.h"
-
-#if defined(__CUDACC__)
-#define C2_LOSS_SCALE_HD __host__ __device__
-#else
-#define C2_LOSS_SCALE_HD
-#endif
+#include "operators/common/host_device.h"
 
 namespace caffe2 {
 
@@ -31,7 +26,7 @@ LossScaleArgs ReadLossScaleArgs(const OperatorBase& op);
 void CheckUpdateLossScaleInputs(const OperatorBase& op);
 
 // One step of the scale rule on the scale and the good-step count.
-C2_LOSS_SCALE_HD inline void StepLossScale(const LossScaleArgs& a, bool found_nonfinite,
+C2_HOST_DEVICE inline void StepLossScale(const LossScaleArgs& a, bool found_nonfinite,
                                            float* scale, int64_t* good_steps) {
   if (found_nonfinite) {
     const float s = *scale * a.backoff_factor;

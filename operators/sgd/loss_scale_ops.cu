@@ -37,9 +37,7 @@ class CudaUnscaleGradientsOp final : public Operator<CUDAContext> {
     C2_CUDA_CHECK(cudaMemsetAsync(found, 0, sizeof(bool), context_.stream()));
     for (int i = 1; i < InputSize(); ++i) {
       CheckUnscaleInputs(*this, i);
-      C2_ENFORCE(Input(i).device() == device(), "gradient ", i - 1, " ('", debug_def().input(i),
-                 "') must live on the op's GPU (it is unscaled in place), got ",
-                 Input(i).DebugString());
+      CheckOnDevice(Input(i), device(), "gradient '" + debug_def().input(i) + "'");
       Tensor* g = Output(i - 1);
       const int64_t n = g->numel();
       if (n == 0) continue;
@@ -72,9 +70,7 @@ class CudaUpdateLossScaleOp final : public Operator<CUDAContext> {
   bool RunOnDevice() override {
     CheckUpdateLossScaleInputs(*this);
     for (int i = 0; i < 2; ++i) {
-      C2_ENFORCE(Input(i).device() == device(), "input ", i, " ('", debug_def().input(i),
-                 "') must live on the op's GPU (it is updated in place), got ",
-                 Input(i).DebugString());
+      CheckOnDevice(Input(i), device(), "input '" + debug_def().input(i) + "'");
     }
     const Tensor& found = OnDevice(Input(2), device(), &found_on_device_);
     UpdateLossScaleKernel<<<1, 1, 0, context_.stream()>>>(

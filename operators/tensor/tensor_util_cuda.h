@@ -4,10 +4,9 @@
 
 #include <cuda_runtime.h>
 
-#include <string>
-
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/cuda_context.h"
+#include "operators/common/cuda_inputs.h"  // CheckOnDevice
 #include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
@@ -25,12 +24,6 @@ inline void CopyTensorData(CUDAContext* context, const Tensor& X, Tensor* Y) {
   if (X.nbytes() == 0) return;
   C2_CUDA_CHECK(
       cudaMemcpyAsync(y, X.raw_data(), X.nbytes(), cudaMemcpyDeviceToDevice, context->stream()));
-}
-
-// Kernels read their data inputs in place: they must live on the op's GPU.
-inline void CheckOnDevice(const Tensor& t, Device device, const std::string& what) {
-  C2_ENFORCE(t.device() == device, what, " must live on the op's device ", DeviceString(device),
-             ", got ", t.DebugString());
 }
 
 }  // namespace caffe2

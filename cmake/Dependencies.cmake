@@ -24,7 +24,7 @@ list(APPEND C2_PRIVATE_LIBS opencv_core opencv_imgproc opencv_imgcodecs)
 find_package(OpenMP COMPONENTS CXX)
 
 # oneDNN (Debian libdnnl-dev) runs the CPU convolutions and GEMMs when found; without it the
-# operators/*/no_dnnl.cc stubs make the kernels use im2col + Eigen.
+# DNNL engines are not registered and the ops run their default kernels (im2col + Eigen GEMM).
 set(C2_DNNL_ENABLED OFF)
 if(C2_USE_DNNL)
   find_path(DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)

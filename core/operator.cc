@@ -90,7 +90,7 @@ struct RegistryState {
   std::mutex mutex;
   std::map<int, std::map<std::string, OperatorCreator>> creators;
   PerOpEnginePrefType per_op_pref;
-  GlobalEnginePrefType global_pref{{kCUDA, {"CUDNN"}}};
+  GlobalEnginePrefType global_pref{{kCPU, {"DNNL"}}, {kCUDA, {"CUDNN"}}};
 };
 
 RegistryState& State() {
@@ -197,6 +197,12 @@ void SetGlobalEnginePref(const GlobalEnginePrefType& pref) {
   auto& s = State();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.global_pref = pref;
+}
+
+GlobalEnginePrefType GlobalEnginePref() {
+  auto& s = State();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return s.global_pref;
 }
 
 void SetOpEnginePref(const std::string& op_type,

@@ -137,6 +137,9 @@ using PerOpEnginePrefType = std::map<int, std::map<std::string, std::vector<std:
 using GlobalEnginePrefType = std::map<int, std::vector<std::string>>;
 void SetPerOpEnginePref(const PerOpEnginePrefType& pref);
 void SetGlobalEnginePref(const GlobalEnginePrefType& pref);
+// The global preference in force: by default DNNL on the CPU and CUDNN on CUDA (an engine the build
+// lacks is skipped, so the default engine runs).
+GlobalEnginePrefType GlobalEnginePref();
 void SetOpEnginePref(const std::string& op_type, const std::map<int, std::vector<std::string>>& pref);
 
 // Verifies the def against its schema, picks an implementation and constructs it.

@@ -256,7 +256,10 @@ def Train(args):
     args.epoch_size = epoch_iters * global_batch_size
     log.info("Using epoch size: {}".format(args.epoch_size))
 
-    train_arg_scope = {'order': 'NCHW', 'use_cudnn': True, 'cudnn_exhaustive_search': True,
+    # Upstream timed the cuDNN algorithms (cudnn_exhaustive_search True); here kernels follow fixed
+    # rules unless --exhaustive_search asks for timing, so runs are reproducible (docs/determinism.md).
+    train_arg_scope = {'order': 'NCHW', 'use_cudnn': True,
+                       'cudnn_exhaustive_search': args.exhaustive_search,
                        'ws_nbytes_limit': args.cudnn_workspace_limit_mb * 1024 * 1024}
     train_model = model_helper.ModelHelper(name="resnet50", arg_scope=train_arg_scope)
 
@@ -286,7 +289,8 @@ def Train(args):
 
     test_model = None
     if args.test_data is not None:
-        test_arg_scope = {'order': "NCHW", 'use_cudnn': True, 'cudnn_exhaustive_search': True}
+        test_arg_scope = {'order': "NCHW", 'use_cudnn': True,
+                          'cudnn_exhaustive_search': args.exhaustive_search}
         test_model = model_helper.ModelHelper(name="resnet50_test", arg_scope=test_arg_scope,
                                               init_params=False)
 
@@ -327,9 +331,21 @@ def Train(args):
                                          num_shards, explog)
         if shard_id == 0:
             save_model(args, train_model, epoch - 1)
+    if args.params_npz:
+        save_params_npz(args.params_npz.format(shard_id=shard_id), train_model)
     if test_model is not None:
         print("Final test accuracy: {:.4f}".format(test_accuracy))
     return test_accuracy
+
+
+def save_params_npz(path, model):
+    """Writes the parameters of the first device and their optimizer state (momentum) to an .npz,
+    by unprefixed name, so that runs and shards can be compared."""
+    prefix = "{}_{}/".format(model._device_prefix, model._devices[0])
+    names = [str(p) for p in model.GetAllParams(prefix)]
+    names += [n + "_momentum" for n in names if workspace.HasBlob(n + "_momentum")]
+    np.savez(path, **{n[len(prefix):]: workspace.FetchBlob(n) for n in names})
+    log.info("Wrote %d parameters to %s", len(names), path)
 
 
 def build_parser():
@@ -395,6 +411,15 @@ def build_parser():
                         help="Fuse small gradients into all-reduce buckets of this size (0: off)")
     parser.add_argument("--num_test_iters", type=int, default=100,
                         help="Test batches per epoch")
+    parser.add_argument("--exhaustive_search", action='store_true',
+                        help="Time the convolution algorithms (cuDNN, oneDNN) on the first call of "
+                             "each shape instead of following fixed rules; see --autotune_cache")
+    parser.add_argument("--autotune_cache", type=str, default=None,
+                        help="File of timed algorithm choices, read and appended to, so that other "
+                             "shards and later runs make the same choices")
+    parser.add_argument("--params_npz", type=str, default=None,
+                        help="After training, write the parameters and momenta to this .npz "
+                             "({shard_id} is replaced)")
     parser.add_argument("--run_name", type=str, default=None, help="Name of the CSV log")
     parser.add_argument("--log_dir", type=str, default=".", help="Directory of the CSV log")
     return parser
@@ -402,6 +427,8 @@ def build_parser():
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    if args.autotune_cache:
+        workspace.GlobalInit(['caffe2', '--caffe2_autotune_cache=' + args.autotune_cache])
     if args.model_parallel and args.use_cpu:
         raise SystemExit("--model_parallel needs GPUs")
     return Train(args)

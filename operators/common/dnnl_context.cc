@@ -9,8 +9,6 @@
 
 namespace caffe2 {
 
-bool DnnlEnabled() { return true; }
-
 dnnl::engine& DnnlEngine() {
   // Never destroyed: kernels may run during static destruction.
   static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);

@@ -1,4 +1,5 @@
-// oneDNN plumbing shared by the oneDNN-backed CPU kernels (compiled only when oneDNN is built in).
+// oneDNN plumbing shared by the oneDNN-backed CPU kernels (compiled only when oneDNN is built in;
+// the kernels that use it are the DNNL engines, registered only then).
 //
 // One CPU engine per process and one stream per thread. A DnnlPlan runs primitives with the reorders
 // around them: the caller's tensors are plain (NCHW, OIHW, ...), the primitives may want other
@@ -12,7 +13,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "operators/common/dnnl.h"
 
 namespace caffe2 {
 

@@ -1,18 +1,13 @@
 #include "operators/nn/conv_op.h"
 
 #include <algorithm>
-#include <chrono>
-#include <functional>
-#include <map>
 
 #include <Eigen/Core>
 
 #include "core/gradient.h"
-#include "core/logging.h"
 #include "operators/common/gemm.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
-#include "operators/nn/conv_op_dnnl.h"
 #include "operators/nn/im2col.h"
 
 namespace caffe2 {
@@ -47,10 +42,6 @@ ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& 
 }
 
 namespace {
-
-// The engine that always runs the im2col + GEMM path, never oneDNN's convolution primitives (the
-// default engine picks per case).
-const char kEigenEngine[] = "EIGEN";
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor>;
@@ -280,44 +271,6 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
   }
 }
 
-// Which path runs a case: oneDNN when it is supported and faster than im2col on this machine,
-// decided on the first call of the case on this thread (key: forward or gradient, `flag` = bias or
-// dX present, the geometry, X's and W's dims). Timed with alternating runs, the fastest of each
-// counting, as the machine may be busy with other work in bursts; logged at INFO. Both paths
-// overwrite all outputs, so the last timed run leaves a correct result.
-bool UseDnnl(bool gradient, const ConvShape& s, const Tensor& X, const Tensor& W, bool flag,
-             const std::function<bool()>& run_dnnl, const std::function<void()>& run_im2col) {
-  thread_local std::map<std::vector<int64_t>, bool> choices;
-  std::vector<int64_t> key{gradient, flag, s.group, static_cast<int64_t>(s.g.order)};
-  for (int i = 0; i < s.g.spatial_dims(); ++i) {
-    key.insert(key.end(), {s.g.kernel[i], s.g.stride[i], s.g.dilation[i], s.g.pad_head[i], s.g.pad_tail[i]});
-  }
-  key.insert(key.end(), X.dims().begin(), X.dims().end());
-  key.insert(key.end(), W.dims().begin(), W.dims().end());
-  auto it = choices.find(key);
-  if (it != choices.end()) return it->second;
-  using Clock = std::chrono::steady_clock;
-  auto seconds = [](const std::function<void()>& f) {
-    const auto start = Clock::now();
-    f();
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  // The first oneDNN call creates (and tunes) its primitives, or finds the case unsupported.
-  bool faster = run_dnnl();
-  if (faster) {
-    double dnnl = 1e30, im2col = 1e30;
-    for (int i = 0; i < 2; ++i) {
-      dnnl = std::min(dnnl, seconds([&] { run_dnnl(); }));
-      im2col = std::min(im2col, seconds(run_im2col));
-    }
-    faster = dnnl <= im2col;
-    C2_LOG(Info) << (gradient ? "ConvGradient" : "Conv") << " X " << Tensor::DimsString(X.dims())
-                 << " filter " << Tensor::DimsString(W.dims()) << ": oneDNN " << dnnl * 1e3
-                 << " ms, im2col " << im2col * 1e3 << " ms; using " << (faster ? "oneDNN" : "im2col");
-  }
-  return choices.emplace(key, faster).first->second;
-}
-
 }  // namespace
 
 ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
@@ -340,15 +293,12 @@ bool ConvOp::RunOnDevice() {
   Y->Resize(s.g.OutputDims(s.M));
   float* y = Y->mutable_data<float>();
   if (Y->numel() == 0) return true;
-  const float* x = X.data<float>();
-  const float* w = W.data<float>();
-  if (engine() != kEigenEngine) {
-    auto run_dnnl = [&] { return DnnlConvForward(s.g, s.M, s.group, x, w, bias, y); };
-    auto run_im2col = [&] { ForwardIm2col(s, x, w, bias, y); };
-    if (UseDnnl(false, s, X, W, bias != nullptr, run_dnnl, run_im2col) && run_dnnl()) return true;
-  }
-  ForwardIm2col(s, x, w, bias, y);
+  Compute(s, X.data<float>(), W.data<float>(), bias, y);
   return true;
+}
+
+void ConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+  ForwardIm2col(s, x, w, bias, y);
 }
 
 ConvGradientOp::ConvGradientOp(const OperatorDef& def, Workspace* ws)
@@ -392,13 +342,17 @@ bool ConvGradientOp::RunOnDevice() {
   const float* x = X.data<float>();
   const float* w = W.data<float>();
   const float* dy = dY.data<float>();
-  if (dY.numel() > 0 && engine() != kEigenEngine) {
-    auto run_dnnl = [&] { return DnnlConvBackward(s.g, s.M, s.group, x, w, dy, dw, db, dx); };
-    auto run_im2col = [&] { BackwardIm2col(s, x, w, dy, dw, db, dx); };
-    if (UseDnnl(true, s, X, W, dx != nullptr, run_dnnl, run_im2col) && run_dnnl()) return true;
+  if (dY.numel() == 0) {
+    ConvGradientOp::Compute(s, x, w, dy, dw, db, dx);  // zeros, whatever the engine
+  } else {
+    Compute(s, x, w, dy, dw, db, dx);
   }
-  BackwardIm2col(s, x, w, dy, dw, db, dx);
   return true;
+}
+
+void ConvGradientOp::Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw,
+                             float* db, float* dx) {
+  BackwardIm2col(s, x, w, dy, dw, db, dx);
 }
 
 namespace {

@@ -12,13 +12,15 @@
 //   without bias (no_bias): [dfilter, dX]          or [dfilter]
 // The maker passes no_bias=1 when the forward op had no bias; dX is always last.
 //
-// CPU kernels: float. The default engine runs NCHW through oneDNN when the build has it, oneDNN
-// has a fast kernel for the case (conv_op_dnnl.h) and, timed on the first call of each input shape,
-// it beats im2col; everything else, and every call of the engine "EIGEN", runs im2col + GEMM per
-// image and group (a 1x1 stride-1 unpadded conv skips im2col;
-// NHWC 1x1 is one GEMM over the whole batch). When the work is large, images are split across
-// threads, or, for NCHW batches smaller than the thread count, the channels and filter rows of each
-// image. Column buffers come from the process-wide ScratchBuffer pool.
+// CPU kernels: float. Engines (each its own registered kernel; core/operator.h picks one):
+//   default and "EIGEN" (these classes): im2col + GEMM per image and group (a 1x1 stride-1 unpadded
+//     conv skips im2col; NHWC 1x1 is one GEMM over the whole batch). When the work is large, images
+//     are split across threads, or, for NCHW batches smaller than the thread count, the channels and
+//     filter rows of each image. Column buffers come from the process-wide ScratchBuffer pool.
+//   "DNNL" (conv_op_dnnl.h, first in the CPU engine preference when the build has oneDNN): oneDNN's
+//     convolution primitives, chosen per case by a fixed rule or by opt-in timing.
+// Every engine's choices are fixed functions of the case, so results never depend on the machine's
+// load (docs/determinism.md).
 #pragma once
 
 #include <cstdint>
@@ -43,19 +45,33 @@ struct ConvShape {
 // group, M divisible by group, spatial dims equal to the kernel). Errors name the dims.
 ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
 
-class ConvOp final : public Operator<CPUContext> {
+// Checks the inputs, sizes Y and hands the computation to Compute.
+class ConvOp : public Operator<CPUContext> {
  public:
   ConvOp(const OperatorDef& def, Workspace* ws);
-  bool RunOnDevice() override;
+  bool RunOnDevice() final;
+
+ protected:
+  // Y = conv(X, W) + bias (bias may be null) for checked shapes, Y sized and not empty: im2col + GEMM.
+  virtual void Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y);
+  const ConvPoolArgs& args() const { return args_; }
 
  private:
   ConvPoolArgs args_;
 };
 
-class ConvGradientOp final : public Operator<CPUContext> {
+// Checks the inputs, sizes the outputs and hands the computation to Compute (an empty dY gives zeros
+// without it).
+class ConvGradientOp : public Operator<CPUContext> {
  public:
   ConvGradientOp(const OperatorDef& def, Workspace* ws);
-  bool RunOnDevice() override;
+  bool RunOnDevice() final;
+
+ protected:
+  // Overwrites dW, dbias (may be null) and dX (may be null) for checked shapes: im2col + GEMM.
+  virtual void Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw, float* db,
+                       float* dx);
+  const ConvPoolArgs& args() const { return args_; }
 
  private:
   ConvPoolArgs args_;

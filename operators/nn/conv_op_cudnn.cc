@@ -3,9 +3,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string>
 
+#include "core/autotune_cache.h"
 #include "core/cuda/gpu_fallback_op.h"
 #include "core/logging.h"
 
@@ -30,13 +34,28 @@ const char* MathName(cudnnMathType_t m) {
   return "?";
 }
 
+// The name of a GPU, for the autotune cache's keys.
+const std::string& GpuName(int device) {
+  static std::mutex mutex;
+  static std::map<int, std::string> names;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = names.find(device);
+  if (it == names.end()) {
+    cudaDeviceProp prop;
+    std::string name = cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "unknown-gpu";
+    std::replace(name.begin(), name.end(), ' ', '_');
+    it = names.emplace(device, name).first;
+  }
+  return it->second;
+}
+
 }  // namespace
 
 CudnnConvOpBase::CudnnConvOpBase(const OperatorDef& def, Workspace* ws)
     : Operator<CUDAContext>(def, ws),
       args_(ArgumentHelper(def)),
-      exhaustive_search_(GetSingleArgument<bool>("exhaustive_search", false)),
-      deterministic_(GetSingleArgument<bool>("deterministic", false)),
+      exhaustive_search_(ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))),
+      deterministic_(GetSingleArgument<bool>("deterministic", true)),
       allow_tf32_(GetSingleArgument<bool>("allow_tf32", false)),
       float16_compute_(GetSingleArgument<bool>("float16_compute", false)),
       enable_tensor_core_(GetSingleArgument<bool>("enable_tensor_core", true)),
@@ -80,6 +99,23 @@ void CudnnConvOpBase::SetDescriptors(const ConvShape& s, cudnnDataType_t type, c
   key_.insert(key_.end(), X.dims().begin(), X.dims().end());
   key_.push_back(-1);
   key_.insert(key_.end(), W.dims().begin(), W.dims().end());
+  key_.push_back(-2);
+  key_.insert(key_.end(), pad.begin(), pad.end());
+  key_.insert(key_.end(), stride.begin(), stride.end());
+  key_.insert(key_.end(), dilation.begin(), dilation.end());
+  key_.push_back(s.group);
+}
+
+// The autotune cache's key of a pass of the current call: the GPU and cuDNN version, the policy
+// (math, determinism, workspace limit) and key_.
+std::string CudnnConvOpBase::RecordKey(const char* pass) const {
+  std::ostringstream k;
+  k << "cudnn_conv." << pass << " " << GpuName(context_.device().id) << " cudnn" << cudnnGetVersion() << " math"
+    << static_cast<int>(RequestedMath()) << " det" << deterministic_ << " ws" << ws_limit_ << " "
+    << Tensor::DimsString(key_);
+  std::string key = k.str();
+  std::replace(key.begin(), key.end(), '\t', ' ');
+  return key;
 }
 
 void* CudnnConvOpBase::WorkspaceBuffer(size_t bytes) {
@@ -92,11 +128,26 @@ bool CudnnConvOpBase::RunFallback() {
   return fallback_.Run(*this);
 }
 
-// Asks cuDNN for its ranked algorithms of a pass (timed when exhaustive_search) and keeps the first
-// that succeeded, honours `deterministic` and the math policy, and whose workspace fits ws_nbytes_limit.
+// A recorded choice of the autotune cache (core/autotune_cache.h) when there is one that still fits
+// the policy; else asks cuDNN for its ranked algorithms of a pass (timed when exhaustive_search, the
+// choice then recorded) and keeps the first that succeeded, honours `deterministic` and the math
+// policy, and whose workspace fits ws_nbytes_limit.
 template <class Perf, class Search, class WorkspaceSize>
 CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search search,
                                       WorkspaceSize workspace_size) {
+  using Algo = decltype(Perf().algo);
+  const std::string record_key = RecordKey(pass);
+  if (auto recorded = AutotuneLookup(record_key)) {
+    int algo = 0, math = 0;
+    size_t bytes = 0;
+    if (std::sscanf(recorded->c_str(), "algo%d math%d", &algo, &math) == 2 &&
+        MathAllowed(static_cast<cudnnMathType_t>(math)) &&
+        cudnnSetConvolutionMathType(conv_desc_, static_cast<cudnnMathType_t>(math)) == CUDNN_STATUS_SUCCESS &&
+        workspace_size(static_cast<Algo>(algo), &bytes) == CUDNN_STATUS_SUCCESS && bytes <= ws_limit_) {
+      return CudnnConvAlgo{algo, static_cast<cudnnMathType_t>(math), bytes, true};
+    }
+    C2_LOG(Warning) << "[" << type() << "] ignoring the autotune record '" << *recorded << "' for " << record_key;
+  }
   ++algorithm_searches_;
   C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, RequestedMath()));
   std::vector<Perf> perf(std::max(max_count, 1));
@@ -116,6 +167,12 @@ CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search se
       C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, p.mathType));
       size_t bytes = 0;
       if (workspace_size(p.algo, &bytes) != CUDNN_STATUS_SUCCESS || bytes > ws_limit_) continue;
+      if (exhaustive_search_) {
+        // Timed: recorded so that other processes make the same choice (docs/determinism.md).
+        std::ostringstream choice;
+        choice << "algo" << static_cast<int>(p.algo) << " math" << static_cast<int>(p.mathType);
+        AutotuneRecord(record_key, choice.str());
+      }
       return CudnnConvAlgo{static_cast<int>(p.algo), p.mathType, bytes, true};
     }
   } else {
@@ -124,14 +181,14 @@ CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search se
   }
   if (!any_supported) {
     C2_LOG(Warning) << "[" << type() << "] cuDNN supports no " << pass << " algorithm for key "
-                    << Tensor::DimsString(key_) << " (element type, X dims, -1, filter dims); running the CPU kernel";
+                    << Tensor::DimsString(key_) << " (element type, X dims, -1, filter dims, -2, pads, strides, dilations, group); running the CPU kernel";
     CudnnConvAlgo none;
     none.supported = false;
     return none;
   }
   C2_THROW("cuDNN found no ", pass, " algorithm within ws_nbytes_limit=", ws_limit_,
            deterministic_ ? " (deterministic only)" : "", " for key ", Tensor::DimsString(key_),
-           " (element type, X dims, -1, filter dims); offered:", offered.str());
+           " (element type, X dims, -1, filter dims, -2, pads, strides, dilations, group); offered:", offered.str());
 }
 
 CudnnConvAlgo CudnnConvOpBase::ForwardAlgo(const void* x, const void* w, void* y) {

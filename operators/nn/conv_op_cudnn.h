@@ -8,13 +8,18 @@
 //
 // Arguments besides conv_pool_op_base.h's:
 //   exhaustive_search (bool, 0)   time the algorithms (cudnnFind*AlgorithmEx) instead of taking the
-//                                 first of cuDNN's heuristic list (cudnnGet*Algorithm_v7) that fits
+//                                 first of cuDNN's heuristic list (cudnnGet*Algorithm_v7) that fits;
+//                                 also --caffe2_exhaustive_search. Timed choices are recorded in the
+//                                 autotune cache (core/autotune_cache.h), and a recorded choice is
+//                                 used by every process given the cache file (docs/determinism.md)
 //   ws_nbytes_limit (int, 64 MiB) the most workspace an algorithm may use (upstream's
 //                                 kCONV_CUDNN_WORKSPACE_LIMIT_BYTES, 8 * 8 MiB)
-//   deterministic (bool, 0)       only algorithms cuDNN reports deterministic
+//   deterministic (bool, 1)       only algorithms cuDNN reports deterministic (upstream's default
+//                                 was 0; deterministic=0 admits e.g. the atomics of some backward
+//                                 filter algorithms, whose sums depend on scheduling)
 //   allow_tf32, float16_compute, enable_tensor_core (bool, 0 / 0 / 1), see above
 // The chosen algorithm of each pass (forward, backward data, backward filter) is cached per element
-// type, X dims and filter dims, so a repeated shape does not search again; algorithm_searches() counts
+// type, X dims, filter dims and window arguments, so a repeated shape does not search again; algorithm_searches() counts
 // the searches. The workspace is a GPU tensor per op that only grows (through the caching allocator).
 //
 // cuDNN pads both sides of a dim alike: a geometry whose pads differ (SAME with an odd pad, explicit
@@ -28,6 +33,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/cuda/cuda_context.h"
@@ -76,6 +82,7 @@ class CudnnConvOpBase : public Operator<CUDAContext> {
  private:
   cudnnMathType_t RequestedMath() const;
   bool MathAllowed(cudnnMathType_t math) const;
+  std::string RecordKey(const char* pass) const;
   template <class Perf, class Search, class WorkspaceSize>
   CudnnConvAlgo Choose(const char* pass, int max_count, Search search, WorkspaceSize workspace_size);
 

@@ -1,15 +1,20 @@
 #include "operators/nn/conv_op_dnnl.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/autotune_cache.h"
 #include "core/logging.h"
 #include "operators/common/dnnl_context.h"
+#include "operators/common/parallel_for.h"
+#include "operators/nn/conv_policy.h"
 
 namespace caffe2 {
 namespace {
@@ -24,7 +29,7 @@ struct ConvDescs {
   bool has_bias = false;
 };
 
-ConvDescs Describe(const ConvPoolGeometry& g, int64_t M, int group, bool has_bias) {
+ConvDescs Describe(const ConvPoolGeometry& g, int64_t M, int64_t group, bool has_bias) {
   static const Tag kAct[] = {Tag::ncw, Tag::nchw, Tag::ncdhw};
   static const Tag kWei[] = {Tag::oiw, Tag::oihw, Tag::oidhw};
   static const Tag kGroupWei[] = {Tag::goiw, Tag::goihw, Tag::goidhw};
@@ -52,18 +57,20 @@ ConvDescs Describe(const ConvPoolGeometry& g, int64_t M, int group, bool has_bia
 
 memory::desc Any(const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, Tag::any); }
 
-// The forward primitive description, with plain or oneDNN-chosen activation layouts; winograd asks
-// for the Winograd algorithm (oneDNN has it for 3x3, stride-1 convolutions in blocked layouts).
-dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, bool blocked,
-                                                      bool winograd = false) {
+dnnl::algorithm Algorithm(ConvVariant v) {
+  return v == ConvVariant::kWinograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
+}
+
+// The forward primitive description of a oneDNN variant: plain layouts (direct) or oneDNN's choice
+// (blocked, winograd). Filters always take oneDNN's preferred layout.
+dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, ConvVariant v) {
   using Conv = dnnl::convolution_forward;
-  const memory::desc src = blocked ? Any(d.src) : d.src, dst = blocked ? Any(d.dst) : d.dst;
+  const bool plain = v == ConvVariant::kDirect;
+  const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
   const auto prop = dnnl::prop_kind::forward_training;
-  const auto algo = winograd ? dnnl::algorithm::convolution_winograd
-                             : dnnl::algorithm::convolution_direct;
-  const Conv::desc desc = d.has_bias ? Conv::desc(prop, algo, src, Any(d.wei), d.bias, dst, d.strides, d.dilates,
-                                                  d.pad_l, d.pad_r)
-                                     : Conv::desc(prop, algo, src, Any(d.wei), dst, d.strides, d.dilates,
+  const Conv::desc desc = d.has_bias ? Conv::desc(prop, Algorithm(v), src, Any(d.wei), d.bias, dst, d.strides,
+                                                  d.dilates, d.pad_l, d.pad_r)
+                                     : Conv::desc(prop, Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates,
                                                   d.pad_l, d.pad_r);
   return Conv::primitive_desc(desc, DnnlEngine());
 }
@@ -72,7 +79,6 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, bool b
 struct Pass {
   dnnl::primitive prim;
   std::vector<DnnlPlan::Binding> bindings;
-  std::string impl;
 };
 
 // The caller's tensors: forward [X, W, bias, Y]; backward [X, W, dY, dW, dbias, dX].
@@ -84,13 +90,12 @@ std::vector<memory::desc> BackwardTensors(const ConvDescs& d) {
   return {d.src, d.wei, d.dst, d.wei, d.bias, d.src};
 }
 
-// Each builder returns false when oneDNN rejects the case or has only its reference kernel.
-bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = false) {
+// Each builder returns false when oneDNN rejects the variant or has only its reference kernel for it.
+bool ForwardPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
   try {
-    const auto pd = ForwardDesc(d, blocked, winograd);
+    const auto pd = ForwardDesc(d, v);
     if (DnnlIsReference(pd)) return false;
     pass->prim = dnnl::convolution_forward(pd);
-    pass->impl = pd.impl_info_str();
     pass->bindings = {{DNNL_ARG_SRC, kX, pd.src_desc(), false}, {DNNL_ARG_WEIGHTS, kW, pd.weights_desc(), false},
                       {DNNL_ARG_DST, kY, pd.dst_desc(), true}};
     if (d.has_bias) pass->bindings.push_back({DNNL_ARG_BIAS, kBias, pd.bias_desc(), false});
@@ -100,20 +105,18 @@ bool ForwardPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = f
   }
 }
 
-bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = false) {
+bool BackwardWeightsPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
   using Conv = dnnl::convolution_backward_weights;
   try {
-    const auto hint = ForwardDesc(d, blocked, winograd);
-    const memory::desc src = blocked ? Any(d.src) : d.src, dst = blocked ? Any(d.dst) : d.dst;
-    const auto algo = winograd ? dnnl::algorithm::convolution_winograd
-                               : dnnl::algorithm::convolution_direct;
+    const auto hint = ForwardDesc(d, v);
+    const bool plain = v == ConvVariant::kDirect;
+    const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
     const Conv::desc desc =
-        d.has_bias ? Conv::desc(algo, src, Any(d.wei), d.bias, dst, d.strides, d.dilates, d.pad_l, d.pad_r)
-                   : Conv::desc(algo, src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+        d.has_bias ? Conv::desc(Algorithm(v), src, Any(d.wei), d.bias, dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+                   : Conv::desc(Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
-    pass->impl = pd.impl_info_str();
     pass->bindings = {{DNNL_ARG_SRC, kBX, pd.src_desc(), false},
                       {DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
                       {DNNL_ARG_DIFF_WEIGHTS, kBDW, pd.diff_weights_desc(), true}};
@@ -124,18 +127,16 @@ bool BackwardWeightsPass(const ConvDescs& d, bool blocked, Pass* pass, bool wino
   }
 }
 
-bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass, bool winograd = false) {
+bool BackwardDataPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
   using Conv = dnnl::convolution_backward_data;
   try {
-    const auto hint = ForwardDesc(d, blocked, winograd);
-    const memory::desc src = blocked ? Any(d.src) : d.src, dst = blocked ? Any(d.dst) : d.dst;
-    const auto algo = winograd ? dnnl::algorithm::convolution_winograd
-                               : dnnl::algorithm::convolution_direct;
-    const Conv::desc desc(algo, src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+    const auto hint = ForwardDesc(d, v);
+    const bool plain = v == ConvVariant::kDirect;
+    const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
+    const Conv::desc desc(Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
-    pass->impl = pd.impl_info_str();
     pass->bindings = {{DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
                       {DNNL_ARG_WEIGHTS, kBW, pd.weights_desc(), false},
                       {DNNL_ARG_DIFF_SRC, kBDX, pd.diff_src_desc(), true}};
@@ -145,136 +146,229 @@ bool BackwardDataPass(const ConvDescs& d, bool blocked, Pass* pass, bool winogra
   }
 }
 
-// The variants of one pass that oneDNN offers (plain layouts, blocked layouts, and for the forward
-// pass Winograd), by name.
-struct Candidates {
-  std::vector<std::pair<std::string, Pass>> options;
-  bool any() const { return !options.empty(); }
-  void Add(const char* name, const std::function<bool(Pass*)>& make) {
-    Pass p;
-    if (make(&p)) options.emplace_back(name, std::move(p));
+const ConvVariant kDnnlVariants[] = {ConvVariant::kDirect, ConvVariant::kBlocked, ConvVariant::kWinograd};
+
+// The oneDNN variants of one pass that this machine's oneDNN offers for the case.
+struct Passes {
+  std::map<ConvVariant, Pass> by_variant;
+  ConvOffer offer;
+
+  template <class Build>
+  explicit Passes(const Build& build) {
+    for (ConvVariant v : kDnnlVariants) {
+      Pass p;
+      if (build(v, &p)) by_variant.emplace(v, std::move(p));
+    }
+    offer.direct = by_variant.count(ConvVariant::kDirect) > 0;
+    offer.blocked = by_variant.count(ConvVariant::kBlocked) > 0;
+    offer.winograd = by_variant.count(ConvVariant::kWinograd) > 0;
   }
+  const Pass& at(ConvVariant v) const { return by_variant.at(v); }
 };
 
-template <class Make>
-Candidates Build(const Make& make) {
-  Candidates c;
-  c.Add("plain layouts", [&](Pass* p) { return make(false, p); });
-  c.Add("blocked", [&](Pass* p) { return make(true, p); });
-  return c;
+// The autotune key of a case: the pass, the kernel threads and every dim and argument.
+std::string CaseKey(const char* pass, const ConvShape& s, bool bias) {
+  std::ostringstream k;
+  k << "conv_dnnl." << pass << " t" << MaxKernelThreads() << " N" << s.N << " C" << s.C << " M" << s.M << " g"
+    << s.group << " b" << bias;
+  const ConvPoolGeometry& g = s.g;
+  for (int i = 0; i < g.spatial_dims(); ++i) {
+    k << " " << g.in[i] << ":k" << g.kernel[i] << "s" << g.stride[i] << "d" << g.dilation[i] << "p" << g.pad_head[i]
+      << "," << g.pad_tail[i];
+  }
+  return k.str();
 }
 
-// The fastest variant on this call's data, each timed alone (logged at INFO). Alternating runs, the
-// fastest of each counting: the machine may be busy with other work in bursts. The first run of each
-// also faults in its scratch memory.
-Pass Pick(const Candidates& c, const char* what, const std::vector<memory::desc>& tensors,
-          const std::vector<void*>& data) {
-  if (c.options.size() == 1) return c.options.front().second;
-  std::vector<DnnlPlan> plans;
-  std::vector<double> best;
-  for (const auto& option : c.options) {
-    plans.emplace_back(tensors);
-    plans.back().Add(option.second.prim, option.second.bindings);
-    best.push_back(plans.back().Time(data));
+// Runs each option `rounds` times, alternating, and returns the index of the fastest (its best run
+// counting: the machine may be busy in bursts). Logged at INFO.
+size_t Fastest(const std::string& key, const std::vector<std::string>& names,
+               const std::function<double(size_t)>& time_once) {
+  std::vector<double> best(names.size(), std::numeric_limits<double>::infinity());
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < names.size(); ++i) best[i] = std::min(best[i], time_once(i));
   }
-  for (int i = 0; i < 2; ++i) {
-    for (size_t j = 0; j < plans.size(); ++j) best[j] = std::min(best[j], plans[j].Time(data));
-  }
-  size_t pick = 0;
+  const size_t pick = std::min_element(best.begin(), best.end()) - best.begin();
   std::ostringstream log;
-  for (size_t j = 0; j < plans.size(); ++j) {
-    log << (j ? ", " : "") << c.options[j].first << " " << best[j] * 1e3 << " ms ("
-        << c.options[j].second.impl << ")";
-    if (best[j] < best[pick]) pick = j;
-  }
-  C2_LOG(Info) << "oneDNN " << what << ": " << log.str();
-  return c.options[pick].second;
+  for (size_t i = 0; i < names.size(); ++i) log << (i ? ", " : "") << names[i] << " " << best[i] * 1e3 << " ms";
+  C2_LOG(Info) << "timed " << key << ": " << log.str() << "; fastest " << names[pick];
+  return pick;
 }
 
-enum PassKind : int64_t { kForward = 0, kBackward = 1, kBackwardNoDX = 2 };
+// Records a timed choice and returns the recorded one: when threads or processes tune the same case
+// at once, all of them go on with the first recorded choice.
+std::string RecordChoice(const std::string& key, const std::string& mine) {
+  AutotuneRecord(key, mine);
+  return AutotuneLookup(key).value_or(mine);
+}
 
+double Seconds(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One case's plan on this thread: gemm (the default engine's path) or a oneDNN plan.
 struct Entry {
-  bool ok = false;
+  bool gemm = true;
   DnnlPlan plan;
 };
 
-std::vector<int64_t> Key(PassKind kind, const ConvPoolGeometry& g, int64_t M, int group, bool has_bias) {
-  std::vector<int64_t> key{kind, g.N, g.C, M, group, has_bias, g.spatial_dims()};
-  for (int i = 0; i < g.spatial_dims(); ++i) {
-    key.insert(key.end(), {g.in[i], g.kernel[i], g.stride[i], g.dilation[i], g.pad_head[i], g.pad_tail[i]});
+// This thread's plans, dropped when the autotune records in force change.
+std::map<std::string, Entry>& Cache() {
+  thread_local std::map<std::string, Entry> cache;
+  thread_local uint64_t generation = 0;
+  const uint64_t now = AutotuneGeneration();
+  if (now != generation) {
+    cache.clear();
+    generation = now;
   }
-  return key;
-}
-
-std::map<std::vector<int64_t>, Entry>& Cache() {
-  thread_local std::map<std::vector<int64_t>, Entry> cache;
   return cache;
 }
 
 void* Ptr(const float* p) { return const_cast<float*>(p); }
 
+DnnlPlan PlanOf(const std::vector<memory::desc>& tensors, const std::vector<const Pass*>& passes) {
+  DnnlPlan plan(tensors);
+  for (const Pass* p : passes) plan.Add(p->prim, p->bindings);
+  return plan;
+}
+
 }  // namespace
 
-bool DnnlConvForward(const ConvPoolGeometry& g, int64_t M, int group, const float* x, const float* w,
-                     const float* bias, float* y) {
-  if (g.order != StorageOrder::NCHW || g.spatial_dims() < 1 || g.spatial_dims() > 3) return false;
-  const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(bias), y};
-  auto& cache = Cache();
-  const auto key = Key(kForward, g, M, group, bias != nullptr);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    const ConvDescs d = Describe(g, M, group, bias != nullptr);
-    Entry e;
-    Candidates c = Build([&](bool blocked, Pass* p) { return ForwardPass(d, blocked, p); });
-    c.Add("winograd", [&](Pass* p) { return ForwardPass(d, true, p, true); });
-    e.ok = c.any();
-    if (e.ok) {
-      const auto tensors = ForwardTensors(d);
-      const Pass pass = Pick(c, "forward", tensors, data);
-      e.plan = DnnlPlan(tensors);
-      e.plan.Add(pass.prim, pass.bindings);
-    }
-    it = cache.emplace(key, std::move(e)).first;
-  }
-  if (!it->second.ok) return false;
-  it->second.plan.Run(data);
-  return true;
+DnnlConvOp::DnnlConvOp(const OperatorDef& def, Workspace* ws)
+    : ConvOp(def, ws), exhaustive_search_(ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
+  if (args().order() != StorageOrder::NCHW) throw UnsupportedOperatorFeature("the DNNL engine runs NCHW only");
 }
 
-bool DnnlConvBackward(const ConvPoolGeometry& g, int64_t M, int group, const float* x, const float* w,
-                      const float* dy, float* dw, float* dbias, float* dx) {
-  if (g.order != StorageOrder::NCHW || g.spatial_dims() < 1 || g.spatial_dims() > 3) return false;
-  const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(dy), dw, dbias, dx};
+void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+  const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(bias), y};
+  const std::string key = CaseKey("forward", s, bias != nullptr);
   auto& cache = Cache();
-  const auto key = Key(dx ? kBackward : kBackwardNoDX, g, M, group, dbias != nullptr);
   auto it = cache.find(key);
   if (it == cache.end()) {
-    const ConvDescs d = Describe(g, M, group, dbias != nullptr);
-    Entry e;
-    // Both passes must be possible before either runs: the caller's fallback expects untouched outputs.
-    Candidates cw = Build([&](bool blocked, Pass* p) { return BackwardWeightsPass(d, blocked, p); });
-    cw.Add("winograd", [&](Pass* p) { return BackwardWeightsPass(d, true, p, true); });
-    Candidates cd;
-    if (dx) {
-      cd = Build([&](bool blocked, Pass* p) { return BackwardDataPass(d, blocked, p); });
-      cd.Add("winograd", [&](Pass* p) { return BackwardDataPass(d, true, p, true); });
-    }
-    e.ok = cw.any() && (!dx || cd.any());
-    if (e.ok) {
-      const auto tensors = BackwardTensors(d);
-      e.plan = DnnlPlan(tensors);
-      const Pass weights = Pick(cw, "backward weights", tensors, data);
-      e.plan.Add(weights.prim, weights.bindings);
-      if (dx) {
-        const Pass data_pass = Pick(cd, "backward data", tensors, data);
-        e.plan.Add(data_pass.prim, data_pass.bindings);
+    const ConvDescs d = Describe(s.g, s.M, s.group, bias != nullptr);
+    const Passes passes([&](ConvVariant v, Pass* p) { return ForwardPass(d, v, p); });
+    const auto tensors = ForwardTensors(d);
+    auto valid = [&](const std::string& name) {
+      const auto v = ParseConvVariant(name);
+      return v && (*v == ConvVariant::kGemm || passes.offer.Has(*v));
+    };
+    std::string choice;
+    if (auto recorded = AutotuneLookup(key); recorded && valid(*recorded)) {
+      choice = *recorded;
+    } else if (exhaustive_search_ && !passes.by_variant.empty()) {
+      std::vector<std::string> names{ConvVariantName(ConvVariant::kGemm)};
+      std::vector<DnnlPlan> plans(1);
+      for (const auto& kv : passes.by_variant) {
+        names.push_back(ConvVariantName(kv.first));
+        plans.push_back(PlanOf(tensors, {&kv.second}));
       }
+      const size_t pick = Fastest(key, names, [&](size_t i) {
+        return i == 0 ? Seconds([&] { ConvOp::Compute(s, x, w, bias, y); }) : plans[i].Time(data);
+      });
+      choice = RecordChoice(key, names[pick]);
+    } else {
+      choice = ConvVariantName(ConvForwardRule(s, passes.offer));
     }
+    Entry e;
+    const ConvVariant v = *ParseConvVariant(choice);
+    e.gemm = v == ConvVariant::kGemm;
+    if (!e.gemm) e.plan = PlanOf(tensors, {&passes.at(v)});
+    C2_LOG(Info) << "Conv (DNNL) " << key << ": " << choice;
     it = cache.emplace(key, std::move(e)).first;
   }
-  if (!it->second.ok) return false;
-  it->second.plan.Run(data);
-  return true;
+  if (it->second.gemm) {
+    ConvOp::Compute(s, x, w, bias, y);
+  } else {
+    it->second.plan.Run(data);
+  }
 }
+
+DnnlConvGradientOp::DnnlConvGradientOp(const OperatorDef& def, Workspace* ws)
+    : ConvGradientOp(def, ws),
+      exhaustive_search_(ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
+  if (args().order() != StorageOrder::NCHW) throw UnsupportedOperatorFeature("the DNNL engine runs NCHW only");
+}
+
+void DnnlConvGradientOp::Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw,
+                                 float* db, float* dx) {
+  const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(dy), dw, db, dx};
+  const bool with_dx = dx != nullptr;
+  const std::string key = CaseKey(with_dx ? "backward" : "backward_no_dx", s, db != nullptr);
+  auto& cache = Cache();
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    const ConvDescs d = Describe(s.g, s.M, s.group, db != nullptr);
+    const Passes weights([&](ConvVariant v, Pass* p) { return BackwardWeightsPass(d, v, p); });
+    const Passes data_passes([&](ConvVariant v, Pass* p) {
+      return with_dx && BackwardDataPass(d, v, p);
+    });
+    const bool dnnl_possible = !weights.by_variant.empty() && (!with_dx || !data_passes.by_variant.empty());
+    const auto tensors = BackwardTensors(d);
+    auto valid = [&](const std::string& name) {
+      const auto c = ParseConvBackwardChoice(name, with_dx);
+      if (!c) return false;
+      if (c->weights == ConvVariant::kGemm) return true;
+      return weights.offer.Has(c->weights) && (!with_dx || data_passes.offer.Has(c->data));
+    };
+    std::string choice;
+    if (auto recorded = AutotuneLookup(key); recorded && valid(*recorded)) {
+      choice = *recorded;
+    } else if (exhaustive_search_ && dnnl_possible) {
+      // The fastest oneDNN variant of each pass alone, then the two together against gemm.
+      auto fastest_of = [&](const Passes& passes, const char* pass) {
+        std::vector<std::string> names;
+        std::vector<DnnlPlan> plans;
+        std::vector<ConvVariant> variants;
+        for (const auto& kv : passes.by_variant) {
+          names.push_back(ConvVariantName(kv.first));
+          plans.push_back(PlanOf(tensors, {&kv.second}));
+          variants.push_back(kv.first);
+        }
+        if (variants.size() == 1) return variants[0];
+        return variants[Fastest(key + " " + pass, names, [&](size_t i) { return plans[i].Time(data); })];
+      };
+      ConvBackwardChoice best;
+      best.weights = fastest_of(weights, "weights");
+      if (with_dx) best.data = fastest_of(data_passes, "data");
+      std::vector<const Pass*> parts{&weights.at(best.weights)};
+      if (with_dx) parts.push_back(&data_passes.at(best.data));
+      DnnlPlan together = PlanOf(tensors, parts);
+      const std::vector<std::string> names{"gemm", ConvBackwardChoiceName(best, with_dx)};
+      const size_t pick = Fastest(key, names, [&](size_t i) {
+        return i == 0 ? Seconds([&] { ConvGradientOp::Compute(s, x, w, dy, dw, db, dx); }) : together.Time(data);
+      });
+      choice = RecordChoice(key, names[pick]);
+    } else if (dnnl_possible) {
+      choice = ConvBackwardChoiceName(ConvBackwardRule(s, weights.offer, data_passes.offer, with_dx), with_dx);
+    } else {
+      choice = "gemm";
+    }
+    Entry e;
+    const ConvBackwardChoice c = *ParseConvBackwardChoice(choice, with_dx);
+    e.gemm = c.weights == ConvVariant::kGemm;
+    if (!e.gemm) {
+      std::vector<const Pass*> parts{&weights.at(c.weights)};
+      if (with_dx) parts.push_back(&data_passes.at(c.data));
+      e.plan = PlanOf(tensors, parts);
+    }
+    C2_LOG(Info) << "ConvGradient (DNNL) " << key << ": " << choice;
+    it = cache.emplace(key, std::move(e)).first;
+  }
+  if (it->second.gemm) {
+    ConvGradientOp::Compute(s, x, w, dy, dw, db, dx);
+  } else {
+    it->second.plan.Run(data);
+  }
+}
+
+REGISTER_CPU_OPERATOR(Conv_ENGINE_DNNL, DnnlConvOp);
+REGISTER_CPU_OPERATOR(Conv1D_ENGINE_DNNL, DnnlConvOp);
+REGISTER_CPU_OPERATOR(Conv2D_ENGINE_DNNL, DnnlConvOp);
+REGISTER_CPU_OPERATOR(Conv3D_ENGINE_DNNL, DnnlConvOp);
+REGISTER_CPU_OPERATOR(ConvGradient_ENGINE_DNNL, DnnlConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv1DGradient_ENGINE_DNNL, DnnlConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv2DGradient_ENGINE_DNNL, DnnlConvGradientOp);
+REGISTER_CPU_OPERATOR(Conv3DGradient_ENGINE_DNNL, DnnlConvGradientOp);
 
 }  // namespace caffe2

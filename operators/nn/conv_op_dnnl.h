@@ -1,32 +1,48 @@
-// The oneDNN path of the CPU Conv and ConvGradient kernels (conv_op.h gives the math).
+// The DNNL engine of Conv and ConvGradient on the CPU: the math, shapes and outputs are conv_op.h's.
+// Registered as <Type>_ENGINE_DNNL for Conv, Conv1D/2D/3D and their Gradient types, and first in the
+// CPU engine preference (core/operator.h) when the build has oneDNN, so nets use it unless they name
+// another engine (engine="EIGEN" runs the default im2col kernel). NCHW only: for NHWC the
+// constructor declines and the op falls back to the default engine.
 //
-// Each function runs the whole op with oneDNN and returns true, or returns false without writing
-// anything when it cannot: this build has no oneDNN (no_dnnl.cc), the order is not NCHW, or oneDNN
-// only offers its slow reference kernel for the case. The caller then runs its im2col path.
-// Supported: NCHW with 1 to 3 spatial dims, any kernel, stride, dilation, asymmetric pads and group.
+// Each pass of a case (forward; backward weights; backward data) runs one variant:
+//   gemm      im2col + GEMM (oneDNN's sgemm), the default engine's path
+//   direct    oneDNN's direct convolution on the caller's plain NCHW tensors
+//   blocked   oneDNN's direct convolution in the layouts it prefers, reordered to and from NCHW
+//   winograd  oneDNN's Winograd convolution (3x3, stride 1; rounding differs from direct by ~1e-6)
+// A case is every dim and argument of the call plus the kernel thread count. The variant comes from,
+// in order: a record of the autotune cache (core/autotune_cache.h); timing every variant on the first
+// call of the case when exhaustive_search is on (the argument, or --caffe2_exhaustive_search), the
+// choice then recorded; otherwise the fixed rule of conv_policy.h. So the choice never depends on
+// the machine's load unless timing was asked for, and a process given the cache file of a tuning
+// process computes exactly what that process computed. A variant that oneDNN offers only as its
+// reference kernel, or not at all, is never used. The backward passes are chosen together: "gemm"
+// for both, or a oneDNN variant for each ("blocked+winograd").
 //
-// The primitives are created on the first call for a shape and cached per thread (key: every dim
-// and argument). For each pass (forward, backward data, backward weights) the variants oneDNN offers
-// are timed on that call (logged at INFO) and the fastest kept: plain NCHW tensors given to oneDNN,
-// oneDNN's preferred (blocked) layouts with reorders to and from NCHW around the primitive
-// (ConvGradient's two passes share the reorder of dY), and for the forward pass the Winograd
-// algorithm (3x3, stride 1; its rounding differs from direct convolution by about 1e-6 relative). Filters are always in oneDNN's preferred layout, reordered on
-// every call (they change every training step). The primitives run on MaxKernelThreads() OpenMP
-// threads.
+// Plans (primitives and reorders) are cached per thread and case. The primitives run on
+// MaxKernelThreads() OpenMP threads.
 #pragma once
 
-#include <cstdint>
-
-#include "operators/nn/conv_pool_op_base.h"
+#include "operators/nn/conv_op.h"
 
 namespace caffe2 {
 
-// Y = conv(X, W) + bias (bias may be null); M output channels.
-bool DnnlConvForward(const ConvPoolGeometry& g, int64_t M, int group, const float* x, const float* w,
-                     const float* bias, float* y);
+class DnnlConvOp final : public ConvOp {
+ public:
+  DnnlConvOp(const OperatorDef& def, Workspace* ws);
 
-// dW (overwritten), dbias (may be null; overwritten) and dX (may be null; overwritten) from X, W, dY.
-bool DnnlConvBackward(const ConvPoolGeometry& g, int64_t M, int group, const float* x, const float* w,
-                      const float* dy, float* dw, float* dbias, float* dx);
+ private:
+  void Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) override;
+  bool exhaustive_search_;
+};
+
+class DnnlConvGradientOp final : public ConvGradientOp {
+ public:
+  DnnlConvGradientOp(const OperatorDef& def, Workspace* ws);
+
+ private:
+  void Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw, float* db,
+               float* dx) override;
+  bool exhaustive_search_;
+};
 
 }  // namespace caffe2

@@ -11,6 +11,10 @@ namespace python {
 
 void init_schema(py::module& m) {
   m.def("registered_operators", [] { return OperatorRegistry::AllKeys(); });
+  // Beyond upstream: the CPU registry's keys alone (the GPU module adds registered_cuda_operators),
+  // and the engine preference in force (caffe2.python.build_info shows both).
+  m.def("registered_cpu_operators", [] { return OperatorRegistry::Keys(kCPU); });
+  m.def("global_engine_pref", [] { return GlobalEnginePref(); });
   m.def("op_registry_key", &OpRegistryKey);
   m.def("nearby_opnames", &OperatorRegistry::NearbyNames);
   m.def("set_per_op_engine_pref", [](const PerOpEnginePrefType& pref) { SetPerOpEnginePref(pref); });

@@ -5,11 +5,12 @@
 #include <map>
 #include <memory>
 
+#include "core/autotune_cache.h"
+#include "core/build_info.h"
 #include "core/flags.h"
 #include "core/init.h"
 #include "core/net.h"
 #include "core/operator.h"
-#include "operators/common/dnnl.h"
 #include "python/src/bindings.h"
 
 namespace caffe2 {
@@ -48,13 +49,10 @@ void init_workspace(py::module& m) {
   m.attr("define_caffe2_no_operator_schema") = false;
 
   m.def("global_init", [](const std::vector<std::string>& args) { GlobalInit(args); });
-  m.def("get_build_options", [] {
-    std::map<std::string, std::string> options;
-    options["BUILD_TYPE"] = "Release";
-    options["USE_CUDA"] = "OFF";
-    options["USE_DNNL"] = DnnlEnabled() ? "ON" : "OFF";
-    return options;
-  });
+  m.def("get_build_options", [] { return BuildOptions(); });
+  // Beyond upstream: the autotune cache of timed kernel choices (docs/determinism.md).
+  m.def("autotune_machine", [] { return AutotuneMachine(); });
+  m.def("autotune_forget", [] { AutotuneForget(); });
   m.def("on_module_exit", [] {
     gWorkspace = nullptr;
     Workspaces().clear();

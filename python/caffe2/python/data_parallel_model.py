@@ -451,16 +451,18 @@ def FinalizeAfterCheckpoint(model, blobs=None):
         else:
             uniq_blob_names = [stripBlobName(p) for p in blobs]
 
-        # The blobs may include non-parameters (momentum...): register them.
+        # The blobs may include non-parameters (momentum...): register them
+        # (a shared model keeps them on the first device only).
         log.info("Creating checkpoint synchronization net")
         devices = model.GetDevices()
+        holders = devices[:1] if model._shared_model else devices
         for name in uniq_blob_names:
             if name not in model._device_grouped_blobs:
                 model._device_grouped_blobs[name] = {
                     d: core.BlobReference("{}_{}{}{}".format(
                         model._device_prefix, d, scope._NAMESCOPE_SEPARATOR,
                         name))
-                    for d in devices}
+                    for d in holders}
 
         model._checkpoint_net = core.Net("checkpoint_sync_net")
         model._checkpoint_net.RunAllOnGPU()

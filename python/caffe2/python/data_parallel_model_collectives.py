@@ -153,8 +153,12 @@ class CollectivesConcurrencyControl(object):
 
 def _Broadcast(devices, model, net, param, use_nccl=False):
     """Copies the master device's copy of `param` to the other devices
-    (each Copy on the destination device), or one NCCLBroadcast."""
+    (each Copy on the destination device), or one NCCLBroadcast. A shared
+    model's blob that exists on the master device alone (a parameter and its
+    optimizer state, read there by every device) needs no copy."""
     master_dev = devices[0]
+    if model._shared_model and list(model._device_grouped_blobs[param]) == [master_dev]:
+        return
     if use_nccl and _IsGPUBlob(model, param):
         with core.DeviceScope(
                 core.DeviceOption(model._device_type, master_dev)):

@@ -165,21 +165,24 @@ def _AnalyzeOperators(model):
 def _ComputeBlobsToSync(model):
     """(sorted BlobReferences, set of stripped names) of the blobs made by
     param_init_net under a device prefix: parameters, optimizer state,
-    computed params. With a shared model only the computed params."""
+    computed params. With a shared model, the one copy of the parameters and
+    their optimizer state on the first device, and the computed params of
+    every device (upstream kept only the computed params, so a shared model's
+    checkpoints held no weights and its shards started from different ones)."""
     sync_names = set()
+    blobs_to_sync = []
+    prefix = "{}_".format(model._device_prefix)
+    for op in model.param_init_net.Proto().op:
+        dp_outputs = [o for o in op.output if o.startswith(prefix)]
+        sync_names.update(stripBlobName(o) for o in dp_outputs)
+        blobs_to_sync.extend(dp_outputs)
+    diff = set(model._param_names) - sync_names
+    assert diff == set(), \
+        "Some params not instantiated in param init net: {}".format(diff)
     if model._shared_model:
-        blobs_to_sync = [str(p) for p in model.GetComputedParams('')]
-        sync_names = set(stripBlobName(p) for p in blobs_to_sync)
-    else:
-        blobs_to_sync = []
-        prefix = "{}_".format(model._device_prefix)
-        for op in model.param_init_net.Proto().op:
-            dp_outputs = [o for o in op.output if o.startswith(prefix)]
-            sync_names.update(stripBlobName(o) for o in dp_outputs)
-            blobs_to_sync.extend(dp_outputs)
-        diff = set(model._param_names) - sync_names
-        assert diff == set(), \
-            "Some params not instantiated in param init net: {}".format(diff)
+        master_prefix = _DevicePrefix(model, model._devices[0])
+        blobs_to_sync = [b for b in blobs_to_sync if b.startswith(master_prefix)]
+        blobs_to_sync += [str(p) for p in model.GetComputedParams('')]
 
     prefixlen = len(model._device_prefix) + 1
 

@@ -86,6 +86,10 @@ def collectives(rank, size, timeout_ms):
         out["changed_error"] = ""
     except RuntimeError as e:
         out["changed_error"] = str(e)
+    # Gloo's halving-doubling allreduce ends by notifying its peers for the next run. A rank that
+    # closed its connections right after its own allreduce could make a slower peer's notification
+    # fail ("connection reset by peer"): every rank meets at a barrier before closing.
+    run("Barrier", ["cw2"], [])
     run("DestroyCommonWorld", ["cw2"], ["cw2"])
     return out
 

@@ -62,9 +62,35 @@ def test_bool_flags_parse_false():
     assert args.use_cpu is True
 
 
+def checkpoint_blobs(path):
+    """Every blob of a checkpoint, loaded here (not in the trainer's process)."""
+    import numpy as np
+    from caffe2.python import core, workspace
+    previous = workspace.CurrentWorkspace()
+    workspace.SwitchWorkspace("checkpoint_check", True)
+    try:
+        workspace.ResetWorkspace()
+        workspace.RunOperatorOnce(core.CreateOperator("Load", [], [], db=path, db_type="minidb", load_all=1,
+                                                      absolute_path=1))
+        return {b: workspace.FetchBlob(b) for b in workspace.Blobs()
+                if isinstance(workspace.FetchBlob(b), np.ndarray)}
+    finally:
+        workspace.SwitchWorkspace(previous)
+
+
 def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
-    codes, outs = run_shards(small_dbs, tmp_path, 2, "--num_epochs", "2")
+    codes, outs = run_shards(small_dbs, tmp_path, 2, "--num_epochs", "2", "--params_npz",
+                             str(tmp_path / "params_{shard_id}.npz"))
     assert codes == [0, 0], "\n".join(outs)
+    # The checkpoint holds every weight and momentum (not only SpatialBN's statistics), equal to the
+    # trainer's own values at the end of the run.
+    import numpy as np
+    saved = checkpoint_blobs(str(tmp_path / "m_1.mdl"))
+    final = np.load(tmp_path / "params_0.npz")
+    for name in final.files:
+        assert saved["cpu_0/" + name].tobytes() == final[name].tobytes(), name
+    assert "cpu_0/conv1_w" in saved and "cpu_0/conv1_w_momentum" in saved
+    assert saved["optimizer_iteration"].reshape(-1)[0] == 16
     for out in outs:
         assert "Finished iteration 8/8 of epoch 1" in out
         assert "Final test accuracy" in out
@@ -81,6 +107,30 @@ def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
         assert "Resumed at epoch 2 (iteration 16)" in out
         assert "Reader advanced past 256 records" in out
         assert "of epoch 2" in out and "of epoch 0" not in out
+
+
+def test_two_shards_stay_bitwise_equal_for_20_steps(small_dbs, tmp_path):
+    # The main job's model and flags; 20 iterations of a global batch of 32 (docs/determinism.md).
+    # Each shard runs 2 kernel threads here, so the processes compete for the cores.
+    npz = str(tmp_path / "params_{shard_id}.npz")
+    run_id = uuid.uuid4().hex
+    procs = [subprocess.Popen(shard_cmd(small_dbs, tmp_path, s, 2, run_id, "--num_epochs", "1", "--epoch_size",
+                                        "640", "--bucket_size_mb", "4", "--params_npz", npz),
+                              env=dict(env(), OMP_NUM_THREADS="2"), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) for s in range(2)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], "\n".join(outs)
+    for out in outs:
+        assert "Finished iteration 20/20 of epoch 0" in out
+    import numpy as np
+    a, b = np.load(npz.format(shard_id=0)), np.load(npz.format(shard_id=1))
+    assert sorted(a.files) == sorted(b.files)
+    assert any(k.endswith("_momentum") for k in a.files) and any(k.endswith("_rm") for k in a.files)
+    # SpatialBN's running statistics are each shard's own (computed on its data, as upstream), so they
+    # differ; every parameter and momentum is the same to the bit.
+    local = [k for k in a.files if k.endswith("_rm") or k.endswith("_riv")]
+    assert [k for k in a.files if k not in local and a[k].tobytes() != b[k].tobytes()] == []
+    assert all(np.abs(a[k]).max() > 0 for k in a.files if k.endswith("_w_momentum"))  # it trained
 
 
 @pytest.mark.parametrize("num_shards", [2, 3])

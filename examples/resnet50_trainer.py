@@ -23,6 +23,7 @@ optimizer state (momenta), moves every shard's reader past the records the inter
 (DBReaderSkip), and carries on with the epoch after the saved one.
 """
 import argparse
+import glob
 import logging
 import os
 import time
@@ -65,6 +66,9 @@ def add_image_input(model, reader, batch_size, img_size, dtype, is_test, args):
 def add_null_input(model, batch_size, img_size, args):
     model.param_init_net.GaussianFill([], ["data"], shape=[batch_size, args.num_channels,
                                                           img_size, img_size])
+    # A fixed seed (upstream drew a new batch per process): every run, and a resumed one, trains on
+    # the same synthetic batch, so runs can be compared bit for bit.
+    model.param_init_net.Proto().op[-1].device_option.random_seed = 1234
     model.param_init_net.ConstantFill([], ["label"], shape=[batch_size], value=1,
                                       dtype=core.DataType.INT32)
 
@@ -135,13 +139,15 @@ def build_optimizer(model, args, epoch_iters):
 def save_model(args, model, epoch):
     """Shard 0 writes <file_store_path>/<save_model_name>_<epoch>.mdl atomically."""
     prefix = "{}_{}".format(model._device_prefix, model._devices[0])
+    inputs = {prefix + "/data", prefix + "/label"}  # made by a null input's init ops: not state
     meta = pred_exp.PredictorExportMeta(
         predict_net=model.net.Proto(),
-        parameters=data_parallel_model.GetCheckpointParams(model),
+        parameters=[p for p in data_parallel_model.GetCheckpointParams(model) if str(p) not in inputs],
         inputs=[prefix + "/data"], outputs=[prefix + "/softmax"],
         shapes={prefix + "/softmax": (1, args.num_labels),
                 prefix + "/data": (args.num_channels, args.image_size, args.image_size)})
     final = os.path.join(args.file_store_path, "{}_{}.mdl".format(args.save_model_name, epoch))
+    remove_stale_partial_saves(args)
     temp = final + ".tmp{}".format(os.getpid())
     pred_exp.save_to_db(db_type="minidb", db_destination=temp, predictor_export_meta=meta)
     os.replace(temp, final)
@@ -152,15 +158,28 @@ def save_model(args, model, epoch):
         os.remove(previous)
 
 
+def remove_stale_partial_saves(args):
+    """Removes the partial files (<name>_<epoch>.mdl.tmp<pid>) of saves whose process died."""
+    pattern = os.path.join(args.file_store_path, "{}_*.mdl.tmp*".format(glob.escape(args.save_model_name)))
+    for path in glob.glob(pattern):
+        pid = path.rsplit(".tmp", 1)[1]
+        if pid.isdigit() and not os.path.exists("/proc/{}".format(pid)):
+            log.info("Removing %s, left by a save that was interrupted", path)
+            try:
+                os.remove(path)
+            except FileNotFoundError:
+                pass
+
+
 def load_model(args, model):
     """Restores the parameters, optimizer state and iteration counter; returns the next epoch."""
     path = args.load_model_path
     log.info("Loading checkpoint %s", path)
     meta_net_def = pred_exp.load_from_db(path, "minidb")
     device = core.DeviceOption(model._device_type, model._devices[0])
+    # Only the global init net (it loads the saved blobs): the predict init net would refill the
+    # inputs with the export's per-image shapes, which a --train_data null run never refills.
     with core.DeviceScope(device):
-        workspace.RunNetOnce(pred_utils.GetNet(
-            meta_net_def, predictor_constants.PREDICT_INIT_NET_TYPE))
         workspace.RunNetOnce(pred_utils.GetNet(
             meta_net_def, predictor_constants.GLOBAL_INIT_NET_TYPE))
     itr = workspace.FetchBlob("optimizer_iteration")
@@ -284,6 +303,11 @@ def Train(args):
         cpu_device=args.use_cpu, shared_model=args.use_cpu, combine_spatial_bn=args.use_cpu,
         bucket_size_mb=args.bucket_size_mb)
     data_parallel_model.OptimizeGradientMemory(train_model, {}, set(), False)
+    if args.seed is not None:
+        # Every random fill of the initial parameters draws from a fixed seed.
+        for op in train_model.param_init_net.Proto().op:
+            if not op.device_option.HasField("random_seed"):
+                op.device_option.random_seed = args.seed
     workspace.RunNetOnce(train_model.param_init_net)
     workspace.CreateNet(train_model.net)
 
@@ -417,6 +441,8 @@ def build_parser():
     parser.add_argument("--autotune_cache", type=str, default=None,
                         help="File of timed algorithm choices, read and appended to, so that other "
                              "shards and later runs make the same choices")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="Seed of the initial parameters' random fills (default: a new one per run)")
     parser.add_argument("--params_npz", type=str, default=None,
                         help="After training, write the parameters and momenta to this .npz "
                              "({shard_id} is replaced)")

@@ -133,6 +133,70 @@ def test_two_shards_stay_bitwise_equal_for_20_steps(small_dbs, tmp_path):
     assert all(np.abs(a[k]).max() > 0 for k in a.files if k.endswith("_w_momentum"))  # it trained
 
 
+def null_cmd(store, shard, num_shards, run_id, *extra):
+    """A trainer on synthetic data (--train_data null: one fixed batch, no augmentation)."""
+    return [sys.executable, TRAINER, "--train_data", "null", "--num_shards", str(num_shards),
+            "--shard_id", str(shard), "--run_id", run_id, "--file_store_path", str(store), "--use_cpu", "1",
+            "--model", "resnet", "--resnet_blocks", "1", "--num_channels", "1", "--image_size", "28",
+            "--num_labels", "10", "--batch_size", "8", "--epoch_size", str(80 * num_shards),
+            "--base_learning_rate", "0.05", "--save_model_name", "m", "--log_dir", str(store), "--seed", "7",
+            "--params_npz", str(store / "params_{shard_id}.npz")] + list(extra)
+
+
+def run_null(store, num_shards, *extra):
+    run_id = uuid.uuid4().hex
+    procs = [subprocess.Popen(null_cmd(store, s, num_shards, run_id, *extra), env=env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) for s in range(num_shards)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * num_shards, "\n".join(outs)
+    return outs
+
+
+@pytest.mark.parametrize("num_shards", [1, 2])
+def test_killed_run_resumes_to_the_same_bits(tmp_path, num_shards):
+    """Kill a run (SIGKILL) once it has a checkpoint, resume it, and compare its parameters and momenta
+    after the next epoch with those of a run that was never interrupted."""
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    run_id = uuid.uuid4().hex
+    procs = [subprocess.Popen(null_cmd(killed, s, num_shards, run_id, "--num_epochs", "1000"), env=env(),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for s in range(num_shards)]
+    deadline = time.time() + 120
+    try:
+        while not glob.glob(str(killed / "m_*.mdl")) and time.time() < deadline:
+            time.sleep(0.005)
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+    saved = sorted(glob.glob(str(killed / "m_*.mdl")), key=lambda p: int(p[:-4].rsplit("_", 1)[1]))
+    assert saved, "no checkpoint within 120 s"
+    epoch = int(saved[-1][:-4].rsplit("_", 1)[1])
+    outs = run_null(killed, num_shards, "--num_epochs", str(epoch + 2), "--load_model_path", saved[-1])
+    assert "Resumed at epoch {} (iteration {})".format(epoch + 1, 10 * (epoch + 1)) in outs[0]
+
+    straight = tmp_path / "straight"
+    straight.mkdir()
+    run_null(straight, num_shards, "--num_epochs", str(epoch + 2))
+    import numpy as np
+    for shard in range(num_shards):
+        a, b = np.load(killed / "params_{}.npz".format(shard)), np.load(straight / "params_{}.npz".format(shard))
+        assert sorted(a.files) == sorted(b.files)
+        assert [k for k in a.files if a[k].tobytes() != b[k].tobytes()] == []
+
+
+def test_interrupted_saves_leave_no_partial_files(tmp_path):
+    # A partial file of a save killed mid-write (its process is gone) is removed by the next save.
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / "m_0.mdl.tmp{}".format(dead.pid)
+    stale.write_bytes(b"partial")
+    run_null(tmp_path, 1, "--num_epochs", "1")
+    assert not stale.exists()
+    assert glob.glob(str(tmp_path / "*.tmp*")) == []
+    assert (tmp_path / "m_0.mdl").exists()
+
+
 @pytest.mark.parametrize("num_shards", [2, 3])
 def test_killed_shard_is_named_and_nobody_hangs(small_dbs, tmp_path, num_shards):
     run_id = uuid.uuid4().hex

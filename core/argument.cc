@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "core/enforce.h"
 
@@ -16,6 +17,34 @@ const char* kExpectN = "n (a NetDef)";
 
 [[noreturn]] void WrongField(const std::string& name, const char* expected) {
   C2_THROW("Argument '", name, "' does not have the right field: expected field ", expected);
+}
+
+// The fields an argument holds, for errors: "s (a string) 'abc'".
+std::string HeldFields(const Argument& a) {
+  std::string out;
+  auto add = [&](const std::string& what) { out += (out.empty() ? "" : ", ") + what; };
+  if (a.has_f()) add("f " + std::to_string(a.f()));
+  if (a.has_i()) add("i " + std::to_string(a.i()));
+  if (a.has_s()) add("s '" + a.s().substr(0, 64) + "'");
+  if (a.has_n()) add("n (a NetDef)");
+  if (a.floats_size()) add("floats");
+  if (a.ints_size()) add("ints");
+  if (a.strings_size()) add("strings");
+  if (a.nets_size()) add("nets");
+  return out.empty() ? "nothing (an empty list)" : out;
+}
+
+// A list argument read as one kind of list: an argument that holds a value of another field (a
+// scalar, a string, another kind of list) is an error rather than an empty list. An empty list sets
+// no field, and is fine.
+void CheckRepeated(const Argument& a, int expected_size, const char* expected) {
+  if (expected_size > 0) return;
+  const bool other = a.has_f() || a.has_i() || a.has_s() || a.has_n() || a.floats_size() || a.ints_size() ||
+                     a.strings_size() || a.nets_size();
+  if (other) {
+    C2_THROW("Argument '", a.name(), "' does not have the right field: expected the list field ", expected,
+             ", got ", HeldFields(a));
+  }
 }
 
 template <class T>
@@ -70,6 +99,10 @@ const Argument* ArgumentHelper::Find(const std::string& name) const {
                                                         const std::vector<T>& dflt) const { \
     const Argument* a = Find(name);                                                       \
     if (!a) return dflt;                                                                  \
+    if (a->floats_size() == 0 && a->ints_size() > 0) {                                    \
+      return std::vector<T>(a->ints().begin(), a->ints().end()); /* [1, 2] for floats */  \
+    }                                                                                     \
+    CheckRepeated(*a, a->floats_size(), "floats");                                        \
     return std::vector<T>(a->floats().begin(), a->floats().end());                        \
   }
 C2_FLOAT_ARG(float)
@@ -94,6 +127,7 @@ C2_FLOAT_ARG(double)
                                                         const std::vector<T>& dflt) const { \
     const Argument* a = Find(name);                                                       \
     if (!a) return dflt;                                                                  \
+    CheckRepeated(*a, a->ints_size(), "ints");                                            \
     std::vector<T> out;                                                                   \
     for (int64_t v : a->ints()) out.push_back(CheckedInt<T>(name, v));                    \
     return out;                                                                           \
@@ -126,6 +160,7 @@ std::vector<std::string> ArgumentHelper::GetRepeatedArgument<std::string>(
     const std::string& name, const std::vector<std::string>& dflt) const {
   const Argument* a = Find(name);
   if (!a) return dflt;
+  CheckRepeated(*a, a->strings_size(), "strings");
   return std::vector<std::string>(a->strings().begin(), a->strings().end());
 }
 
@@ -141,6 +176,7 @@ std::vector<NetDef> ArgumentHelper::GetRepeatedArgument<NetDef>(
     const std::string& name, const std::vector<NetDef>& dflt) const {
   const Argument* a = Find(name);
   if (!a) return dflt;
+  CheckRepeated(*a, a->nets_size(), "nets");
   return std::vector<NetDef>(a->nets().begin(), a->nets().end());
 }
 

@@ -3,6 +3,7 @@
 // or names a blob op i writes in its control_input. Ready ops run on the net's own worker threads
 // (NetDef.num_workers, default: one per core). The first error stops scheduling; Run rethrows it
 // once the running ops have finished.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -10,19 +11,24 @@
 #include <mutex>
 #include <set>
 
+
 #include "core/net.h"
 #include "core/thread_pool.h"
 
 namespace caffe2 {
 namespace {
 
-// NetDef.num_workers is deprecated in the proto, but dag nets still honour it (spec §5.7).
+// NetDef.num_workers is deprecated in the proto, but dag nets still honour it (spec §5.7), up to
+// the number of ops (more workers could never run at once).
 int NumWorkers(const NetDef& def) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   const int requested = def.has_num_workers() ? def.num_workers() : 0;
 #pragma GCC diagnostic pop
-  return requested > 0 ? requested : ThreadPool::DefaultSize();
+  C2_ENFORCE(requested >= 0, "Net '", def.name(), "': num_workers must be >= 0 (0: one per core), got ",
+             requested);
+  const int wanted = requested > 0 ? requested : ThreadPool::DefaultSize();
+  return std::max(1, std::min(wanted, def.op_size()));
 }
 
 class DAGNet final : public NetBase {

@@ -37,7 +37,15 @@ TensorShapes Infer(std::map<std::string, TensorShape> shapes, const std::vector<
         continue;
       }
       if (!known || !schema || !schema->HasTensorInference()) continue;
-      std::vector<TensorShape> outputs = schema->InferTensor(op, inputs);
+      std::vector<TensorShape> outputs;
+      try {
+        outputs = schema->InferTensor(op, inputs);
+      } catch (const EnforceNotMet& e) {
+        const std::string msg = e.what();
+        const std::string prefix = "[" + op.type() + "]";
+        C2_THROW(msg.rfind(prefix, 0) == 0 ? "" : prefix + " ", msg, " (shape inference of net '", net.name(),
+                 "')");
+      }
       // An unknown output is kept (with its type, as upstream reports it) and replaces what an
       // in-place op's input had; later ops treat it as not known.
       for (int i = 0; i < op.output_size() && i < static_cast<int>(outputs.size()); ++i) {

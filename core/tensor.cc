@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <cstddef>
 #include <sstream>
 
 #include "core/allocator.h"
@@ -39,16 +40,37 @@ int64_t Tensor::size_from_dim(int k) const {
   return r;
 }
 
-void Tensor::Resize(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
+int64_t CheckedNumel(const std::vector<int64_t>& dims) {
+  // The product of the nonzero dims must fit, so that every partial product (size_to_dim, ...) does,
+  // even in an empty tensor.
+  int64_t nonzero = 1;
+  bool overflow = false, empty = false;
   for (int64_t d : dims) {
-    C2_ENFORCE(d >= 0, "Negative dimension in ", DimsString(dims));
-    n *= d;
+    C2_ENFORCE(d >= 0, "Negative dimension in ", Tensor::DimsString(dims));
+    if (d == 0) {
+      empty = true;
+    } else {
+      overflow = overflow || __builtin_mul_overflow(nonzero, d, &nonzero);
+    }
   }
+  C2_ENFORCE(!overflow, "The tensor dims ", Tensor::DimsString(dims), " hold more than 2^63 - 1 elements");
+  return empty ? 0 : nonzero;
+}
+
+size_t CheckedBytes(const std::vector<int64_t>& dims, int64_t numel, const TypeMeta& meta) {
+  int64_t bytes = 0;
+  const bool overflow = __builtin_mul_overflow(numel, static_cast<int64_t>(meta.itemsize), &bytes);
+  C2_ENFORCE(!overflow && bytes <= PTRDIFF_MAX, "A ", meta.name, " tensor of dims ", Tensor::DimsString(dims),
+             " (", numel, " elements of ", meta.itemsize, " bytes) is larger than one allocation can address");
+  return static_cast<size_t>(bytes);
+}
+
+void Tensor::Resize(const std::vector<int64_t>& dims) {
+  const int64_t n = CheckedNumel(dims);
   dims_ = dims;
   size_ = n;
   if (!data_) return;
-  size_t needed = static_cast<size_t>(n) * meta_.itemsize;
+  size_t needed = CheckedBytes(dims_, n, meta_);
   bool too_small = needed > capacity_;
   bool drop_slack = !FLAGS_caffe2_keep_on_shrink ||
                     static_cast<int64_t>(capacity_ - std::min(capacity_, needed)) >
@@ -66,7 +88,8 @@ void Tensor::Reshape(std::vector<int64_t> dims) {
       infer = static_cast<int>(i);
     } else {
       C2_ENFORCE(dims[i] >= 0, "Reshape ", DimsString(dims), ": negative dimension");
-      known *= dims[i];
+      C2_ENFORCE(!__builtin_mul_overflow(known, dims[i], &known), "Reshape ", DimsString(dims),
+                 " holds more than 2^63 - 1 elements");
     }
   }
   if (infer >= 0) {
@@ -127,7 +150,7 @@ const void* Tensor::raw_data() const {
 void* Tensor::raw_mutable_data(const TypeMeta& meta) {
   C2_ENFORCE(size_ >= 0, "Tensor::mutable_data called before Resize");
   C2_ENFORCE(meta.initialized(), "Tensor::mutable_data with an uninitialized element type");
-  size_t needed = static_cast<size_t>(size_) * meta.itemsize;
+  size_t needed = CheckedBytes(dims_, size_, meta);
   if (meta_ == meta && data_ && needed <= capacity_) return data_.get();
   if (meta_ == meta && !data_ && needed == 0) return nullptr;
   FreeMemory();

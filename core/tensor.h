@@ -2,6 +2,8 @@
 //
 // - Dims are int64; numel() is their product (1 for a 0-d tensor). A tensor that was never resized
 //   is "uninitialized" (initialized() == false); fetching it is an error.
+// - Sizes are checked, never wrapped: a negative dim, an element count past int64 or a byte count
+//   past what one allocation can address is an error naming the dims (CheckedNumel, CheckedBytes).
 // - Allocation is lazy: Resize only records dims; mutable_data<T>() allocates on first use or when
 //   the element type changes. Capacity is kept when a tensor shrinks (--caffe2_keep_on_shrink),
 //   up to --caffe2_max_keep_on_shrink_memory bytes of slack.
@@ -18,6 +20,12 @@
 #include "core/types.h"
 
 namespace caffe2 {
+
+// The element count of `dims`; a negative dim or a product past INT64_MAX is an error naming them.
+int64_t CheckedNumel(const std::vector<int64_t>& dims);
+// numel * itemsize; more than PTRDIFF_MAX bytes (what one allocation can address) is an error naming
+// the dims and the element type.
+size_t CheckedBytes(const std::vector<int64_t>& dims, int64_t numel, const TypeMeta& meta);
 
 class Tensor {
  public:

@@ -24,6 +24,8 @@ class ThreadPool {
 
  private:
   void Loop();
+  // Wakes every worker, lets it finish the queued tasks and joins it.
+  void Stop();
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;

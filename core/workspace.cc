@@ -98,50 +98,151 @@ std::vector<std::string> Workspace::Blobs() const {
   return names;
 }
 
+namespace {
+
+// Every blob an op or net names (inputs, outputs, external inputs and outputs).
+std::shared_ptr<const std::set<std::string>> BlobsOf(const NetDef& def) {
+  auto blobs = std::make_shared<std::set<std::string>>(def.external_input().begin(), def.external_input().end());
+  blobs->insert(def.external_output().begin(), def.external_output().end());
+  for (const OperatorDef& op : def.op()) {
+    blobs->insert(op.input().begin(), op.input().end());
+    blobs->insert(op.output().begin(), op.output().end());
+  }
+  return blobs;
+}
+
+}  // namespace
+
+// Registers a run for its lifetime.
+class Workspace::RunScope {
+ public:
+  RunScope(Workspace* ws, uint64_t id) : ws_(ws), id_(id) {}
+  RunScope(Workspace* ws, ActiveRun run) : ws_(ws) {
+    std::lock_guard<std::mutex> lock(ws->run_mutex_);
+    id_ = ws->BeginRunLocked(std::move(run));
+  }
+  ~RunScope() { ws_->EndRun(id_); }
+  RunScope(const RunScope&) = delete;
+  RunScope& operator=(const RunScope&) = delete;
+
+ private:
+  Workspace* ws_;
+  uint64_t id_;
+};
+
+uint64_t Workspace::BeginRunLocked(ActiveRun run) {
+  const uint64_t id = next_run_++;
+  runs_.emplace(id, std::move(run));
+  return id;
+}
+
+void Workspace::EndRun(uint64_t id) {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  runs_.erase(id);
+}
+
+void Workspace::CheckIdle(const std::string& what) const {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  C2_ENFORCE(runs_.empty(), "Cannot ", what, " while ", runs_.begin()->second.what,
+             " runs in this workspace (from another thread); wait for it to finish");
+}
+
+void Workspace::CheckBlobFree(const std::string& name, const std::string& what) const {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  for (const auto& kv : runs_) {
+    const ActiveRun& run = kv.second;
+    C2_ENFORCE(run.blobs && !run.blobs->count(name), "Cannot ", what, " blob '", name, "' while ", run.what,
+               ", which uses it, runs in this workspace (from another thread); wait for it to finish");
+  }
+}
+
 NetBase* Workspace::CreateNet(const NetDef& def, bool overwrite) {
   C2_ENFORCE(def.has_name() && !def.name().empty(), "A net must have a name to be created");
+  auto net = caffe2::CreateNet(def, this);
+  std::lock_guard<std::mutex> lock(net_mutex_);
   auto it = net_map_.find(def.name());
   if (it != net_map_.end()) {
     C2_ENFORCE(overwrite, "I respectfully refuse to overwrite an existing net of the same name \"",
                def.name(), "\", unless you explicitly specify overwrite=true.");
-    net_map_.erase(it);
+    std::lock_guard<std::mutex> runs(run_mutex_);
+    for (const auto& kv : runs_) {
+      C2_ENFORCE(kv.second.net != def.name(), "Cannot overwrite net '", def.name(),
+                 "' while it runs (from another thread); wait for it to finish");
+    }
   }
-  auto net = caffe2::CreateNet(def, this);
   NetBase* ptr = net.get();
   net_map_[def.name()] = std::move(net);
+  net_blobs_[def.name()] = BlobsOf(def);
   return ptr;
 }
 
 NetBase* Workspace::GetNet(const std::string& name) {
+  std::lock_guard<std::mutex> lock(net_mutex_);
   auto it = net_map_.find(name);
   return it == net_map_.end() ? nullptr : it->second.get();
 }
 
-void Workspace::DeleteNet(const std::string& name) { net_map_.erase(name); }
+void Workspace::DeleteNet(const std::string& name) {
+  std::lock_guard<std::mutex> lock(net_mutex_);
+  {
+    std::lock_guard<std::mutex> runs(run_mutex_);
+    for (const auto& kv : runs_) {
+      C2_ENFORCE(kv.second.net != name, "Cannot delete net '", name,
+                 "' while it runs (from another thread); wait for it to finish");
+    }
+  }
+  net_map_.erase(name);
+  net_blobs_.erase(name);
+}
+
+void Workspace::WithNetRun(const std::string& name, const std::function<void(NetBase*)>& fn) {
+  NetBase* net = nullptr;
+  std::unique_ptr<RunScope> scope;
+  {
+    std::lock_guard<std::mutex> lock(net_mutex_);
+    auto it = net_map_.find(name);
+    C2_ENFORCE(it != net_map_.end(), "Can't find net ", name);
+    net = it->second.get();
+    std::lock_guard<std::mutex> runs(run_mutex_);
+    scope = std::make_unique<RunScope>(this, BeginRunLocked({"net '" + name + "'", name, net_blobs_[name]}));
+  }
+  fn(net);
+}
 
 bool Workspace::RunNet(const std::string& name) {
-  NetBase* net = GetNet(name);
-  C2_ENFORCE(net != nullptr, "Can't find net ", name);
-  return net->Run();
+  bool ok = false;
+  WithNetRun(name, [&](NetBase* net) { ok = net->Run(); });
+  return ok;
 }
 
 std::vector<std::string> Workspace::Nets() const {
+  std::lock_guard<std::mutex> lock(net_mutex_);
   std::vector<std::string> names;
   for (const auto& kv : net_map_) names.push_back(kv.first);
   return names;
 }
 
 void Workspace::RunOperatorOnce(const OperatorDef& def) {
+  NetDef one;
+  *one.add_op() = def;
+  RunScope scope(this, {"operator " + def.type(), "", BlobsOf(one)});
   auto op = CreateOperator(def, this);
   C2_ENFORCE(op->Run(), "[", def.type(), "] the operator reported failure");
 }
 
 bool Workspace::RunNetOnce(const NetDef& def) {
+  RunScope scope(this, {"net '" + def.name() + "' (RunNetOnce)", "", BlobsOf(def)});
   auto net = caffe2::CreateNet(def, this);
   return net->Run();
 }
 
 bool Workspace::RunPlan(const PlanDef& plan, std::function<bool(int)> should_continue) {
+  auto blobs = std::make_shared<std::set<std::string>>();
+  for (const NetDef& net : plan.network()) {
+    const auto of_net = BlobsOf(net);
+    blobs->insert(of_net->begin(), of_net->end());
+  }
+  RunScope scope(this, {"plan '" + plan.name() + "'", "", blobs});
   return RunPlanOnWorkspace(this, plan, std::move(should_continue));
 }
 

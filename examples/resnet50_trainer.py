@@ -451,8 +451,26 @@ def build_parser():
     return parser
 
 
+def check_args(parser, args):
+    """Refuses values that make no sense, naming the flag (argparse only checks the types)."""
+    positive = ["num_shards", "num_gpus", "batch_size", "epoch_size", "num_epochs", "image_size",
+                "num_labels", "num_channels", "num_test_iters", "scale"]
+    for name in positive:
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            parser.error("--{} must be at least 1, got {}".format(name, value))
+    if not 0 <= args.shard_id < args.num_shards:
+        parser.error("--shard_id must be in [0, --num_shards) = [0, {}), got {}".format(
+            args.num_shards, args.shard_id))
+    for name in ["base_learning_rate", "weight_decay", "bucket_size_mb", "lr_warmup_epochs"]:
+        if getattr(args, name) < 0:
+            parser.error("--{} must be >= 0, got {}".format(name, getattr(args, name)))
+
+
 def main(argv=None):
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    check_args(parser, args)
     if args.autotune_cache:
         workspace.GlobalInit(['caffe2', '--caffe2_autotune_cache=' + args.autotune_cache])
     if args.model_parallel and args.use_cpu:

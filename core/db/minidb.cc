@@ -41,6 +41,8 @@ class MiniDBCursor final : public Cursor {
     struct stat st;
     C2_ENFORCE(fstat(fileno(file_.get()), &st) == 0, "cannot stat minidb file '", path,
                "': ", ErrnoText());
+    C2_ENFORCE(S_ISREG(st.st_mode), "'", path, "' is ", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file",
+               ", not a minidb file");
     file_size_ = static_cast<int64_t>(st.st_size);
     SeekToFirst();
   }
@@ -146,7 +148,11 @@ class MiniDB final : public DB {
     if (mode == READ) {
       std::FILE* probe = std::fopen(source.c_str(), "rb");
       C2_ENFORCE(probe != nullptr, "cannot open minidb file '", source, "': ", ErrnoText());
+      struct stat st;
+      const bool regular = fstat(fileno(probe), &st) == 0 && S_ISREG(st.st_mode);
       std::fclose(probe);
+      C2_ENFORCE(regular, "'", source, "' is ", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file",
+                 ", not a minidb file");
       return;
     }
     writer_ = std::make_shared<MiniDBFile>();

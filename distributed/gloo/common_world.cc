@@ -49,10 +49,27 @@ std::string FailureKey(const std::string& name, int rank) {
   return name + "/failure/" + std::to_string(rank);
 }
 
+std::string ClosingKey(const std::string& name, int rank) {
+  return name + "/closing/" + std::to_string(rank);
+}
+
+// How long a closing rank waits for the others to close too.
+constexpr std::chrono::milliseconds kCloseGrace = std::chrono::seconds(5);
+
+// "1, 2, 3", or for long lists "1, 2, ..., 9 (99999 ranks)": messages stay readable for big worlds.
 std::string JoinRanks(const std::vector<int>& ranks) {
+  constexpr size_t kShown = 8;
   std::string out;
-  for (size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  for (size_t i = 0; i < ranks.size() && i < kShown; ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > kShown) out += MakeString(", ..., ", ranks.back(), " (", ranks.size(), " ranks)");
   return out;
+}
+
+// Every member that recorded its world size must have joined with ours.
+void CheckSameSize(const std::string& name, const CommonWorldOptions& options, int r, const MemberInfo& m) {
+  C2_ENFORCE(m.world_size == 0 || m.world_size == options.size, "rendezvous '", name, "': rank ", r,
+             " (", m.Describe(), ") joined with size ", m.world_size, ", this rank (", options.rank,
+             ") has size ", options.size, ": every shard must be given the same --num_shards");
 }
 
 // True when `member` ran on this host and its process is gone (or a zombie nobody reaped yet).
@@ -121,11 +138,17 @@ std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOpti
   } catch (const StoreHandlerTimeoutException&) {
     std::vector<int> missing;
     for (int r = 0; r < options.size; ++r) {
-      if (!store.check({keys[r]})) missing.push_back(r);
+      if (!store.check({keys[r]})) {
+        missing.push_back(r);
+      } else {
+        CheckSameSize(options.name, options, r, MemberInfo::Decode(store.get(keys[r])));
+      }
     }
     if (missing.empty()) return GatherMembers(store, options, timeout);
     std::string elsewhere;
-    for (int r : missing) elsewhere += RunIdMismatch(store, options.name, r, keys[r], timeout);
+    for (size_t i = 0; i < missing.size() && i < 3; ++i) {
+      elsewhere += RunIdMismatch(store, options.name, missing[i], keys[missing[i]], timeout);
+    }
     throw StoreHandlerTimeoutException(MakeString(
         kStoreTimeoutMessagePrefix, "rendezvous '", options.name, "': rank(s) ",
         JoinRanks(missing), " of ", options.size, " never arrived within ", timeout.count(),
@@ -134,7 +157,13 @@ std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOpti
         "that those shards are running"));
   }
   std::vector<MemberInfo> members;
-  for (int r = 0; r < options.size; ++r) members.push_back(MemberInfo::Decode(store.get(keys[r])));
+  for (int r = 0; r < options.size; ++r) {
+    members.push_back(MemberInfo::Decode(store.get(keys[r])));
+    CheckSameSize(options.name, options, r, members.back());
+  }
+  // A rank that joined with a larger size claimed a key past ours: it waits for ranks that never come.
+  const std::string beyond = MemberKey(options.name, options.size);
+  if (store.check({beyond})) CheckSameSize(options.name, options, options.size, MemberInfo::Decode(store.get(beyond)));
   return members;
 }
 
@@ -176,7 +205,7 @@ std::vector<std::string> PeerAddresses(const gloo::Context& context,
 std::string MemberInfo::Encode() const {
   std::ostringstream os;
   os << "host=" << host << "\npid=" << pid << "\naddress=" << address << "\nstart=" << start_time
-     << "\n";
+     << "\nsize=" << world_size << "\n";
   return os.str();
 }
 
@@ -192,6 +221,7 @@ MemberInfo MemberInfo::Decode(const std::string& text) {
     if (key == "pid") m.pid = std::atoll(value.c_str());
     if (key == "address") m.address = value;
     if (key == "start") m.start_time = std::atoll(value.c_str());
+    if (key == "size") m.world_size = std::atoll(value.c_str());
   }
   return m;
 }
@@ -234,6 +264,7 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
   me.pid = getpid();
   me.address = device.address;
   me.start_time = static_cast<int64_t>(std::time(nullptr));
+  me.world_size = options.size;
   const std::string claim = MemberKey(options.name, options.rank);
   if (!store->setIfAbsent(claim, me.Encode())) {
     ThrowRankTaken(options.name, options.rank, me, MemberInfo::Decode(store->get(claim)), timeout);
@@ -296,11 +327,43 @@ CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& 
   return world;
 }
 
+CommonWorld::~CommonWorld() {
+  try {
+    CloseGracefully(*this);
+  } catch (...) {
+  }
+}
+
+void CloseGracefully(CommonWorld& world) {
+  if (!world.context || world.closed) return;
+  world.closed = true;
+  const int me = world.rank(), size = world.size();
+  if (world.store && size > 1) {
+    try {
+      world.store->setIfAbsent(ClosingKey(world.name, me), "1");
+      const auto deadline = std::chrono::steady_clock::now() + std::min(kCloseGrace, world.timeout());
+      for (int r = 0; r < size; ++r) {
+        if (r == me) continue;
+        const bool known = static_cast<size_t>(r) < world.members.size();
+        while (!world.store->check({ClosingKey(world.name, r)}) && !(known && ProcessIsGone(world.members[r])) &&
+               std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+      }
+    } catch (const std::exception& e) {
+      C2_LOG(Warning) << "Gloo: closing common world '" << world.name << "' without waiting for its peers: "
+                      << e.what();
+    }
+  }
+  world.context->closeConnections();
+}
+
 std::string ExplainFailure(CommonWorld& world, const std::string& what,
                            const std::string& gloo_message) {
   const int me = world.rank(), size = world.size();
   // Peers blocked on this rank learn about the failure now rather than at their timeout.
   try {
+    world.closed = true;
     world.context->closeConnections();
   } catch (const std::exception&) {
   }
@@ -342,16 +405,19 @@ std::string ExplainFailure(CommonWorld& world, const std::string& what,
   os << what << " failed on rank " << me << " of " << size << " (common world '" << world.name
      << "'): ";
   if (!gone.empty() || !silent.empty()) {
-    for (size_t i = 0; i < gone.size(); ++i) {
+    constexpr size_t kShown = 8;  // big worlds: name a few, count the rest
+    for (size_t i = 0; i < gone.size() && i < kShown; ++i) {
       os << (i ? "; " : "") << world.DescribeRank(gone[i]) << " has exited";
       if (gone[i] == suspect) os << " (its connection broke)";
     }
+    if (gone.size() > kShown) os << "; " << gone.size() - kShown << " more ranks have exited";
     if (!silent.empty()) {
       os << (gone.empty() ? "" : "; ");
-      for (size_t i = 0; i < silent.size(); ++i) {
+      for (size_t i = 0; i < silent.size() && i < kShown; ++i) {
         os << (i ? ", " : "") << world.DescribeRank(silent[i]);
         if (silent[i] == suspect) os << " (its connection broke)";
       }
+      if (silent.size() > kShown) os << " and " << silent.size() - kShown << " more ranks";
       os << (silent.size() == 1 ? " is" : " are") << " dead or stuck (no failure report within "
          << std::min(kReportGrace, world.timeout()).count() / 1000 << " s)";
     }

@@ -39,6 +39,7 @@ struct MemberInfo {
   int64_t pid = 0;
   std::string address;  // the IP its Gloo pairs listen on
   int64_t start_time = 0;  // seconds since the epoch, when it claimed its rank
+  int64_t world_size = 0;  // the size it joined with (0: not recorded)
 
   std::string Encode() const;
   static MemberInfo Decode(const std::string& text);
@@ -56,11 +57,17 @@ struct CommonWorldOptions {
 };
 
 struct CommonWorld {
+  CommonWorld() = default;
+  ~CommonWorld();  // CloseGracefully
+  CommonWorld(const CommonWorld&) = delete;
+  CommonWorld& operator=(const CommonWorld&) = delete;
+
   std::shared_ptr<gloo::Context> context;
   std::string name;
   StoreHandlerPtr store;               // null for clones of an MPI world; used to report failures
   std::vector<MemberInfo> members;     // indexed by rank; empty when unknown
   std::vector<std::string> peer_addresses;  // "[ip]:port" each rank's pairs listen on, by rank
+  bool closed = false;
 
   int rank() const;
   int size() const;
@@ -76,6 +83,13 @@ using CommonWorldPtr = std::shared_ptr<CommonWorld>;
 CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
                                         const CommonWorldOptions& options);
 CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& name, bool sync);
+
+// Closes the world's connections once every other rank closes it too (or has exited, or a grace of
+// at most 5 s has passed), so that no rank resets a connection a slower peer still reads from: Gloo's
+// allreduce ends by sending its peers notifications for the next run, which a closed socket never
+// reads, and closing a socket with unread data resets the connection. Used by DestroyCommonWorld
+// and the world's destructor (a process exiting after its last collective).
+void CloseGracefully(CommonWorld& world);
 
 // Called by a failed collective `what` (e.g. "Allreduce 'w_grad'") with Gloo's message: closes the
 // world, exchanges failure reports through the store and returns a message naming the ranks that

@@ -5,8 +5,8 @@
 //     rendezvous namespace and must be set (an explicitly empty name is accepted).
 // CloneCommonWorld   [comm_world] -> [comm_world2]   sync, status_blob: same ranks, new pairs,
 //     addresses exchanged over the existing world.
-// DestroyCommonWorld [comm_world] -> [comm_world] in place: closes every connection (no-op when
-//     the blob is empty).
+// DestroyCommonWorld [comm_world] -> [comm_world] in place: closes every connection once the other
+//     ranks close theirs too (CloseGracefully; no-op when the blob is empty).
 #include <gloo/context.h>
 
 #include "core/operator.h"
@@ -34,7 +34,10 @@ class CreateCommonWorldOp final : public OperatorBase {
     options_.sync = GetSingleArgument<bool>("sync", false);
     options_.transport = GetSingleArgument<std::string>("transport", "tcp");
     options_.interface = GetSingleArgument<std::string>("interface", "");
-    options_.timeout = std::chrono::milliseconds(GetSingleArgument<int64_t>("timeout_ms", -1));
+    const int64_t timeout_ms = GetSingleArgument<int64_t>("timeout_ms", -1);
+    C2_ENFORCE(timeout_ms == -1 || timeout_ms > 0, "argument 'timeout_ms' must be positive (or -1 for the "
+               "default 30 s), got ", timeout_ms);
+    options_.timeout = std::chrono::milliseconds(timeout_ms);
     if (!mpi_) {
       C2_ENFORCE(InputSize() == 1, "needs the store handler as input 0 (or mpi_rendezvous=1 "
                  "under mpirun)");
@@ -115,7 +118,7 @@ class DestroyCommonWorldOp final : public OperatorBase {
     C2_ENFORCE(blob->IsType<CommonWorldPtr>(), "input 0 ('", debug_def().input(0),
                "') must be a common world, but holds ", blob->TypeName());
     CommonWorldPtr* world = blob->GetMutable<CommonWorldPtr>();
-    if (*world && (*world)->context) (*world)->context->closeConnections();
+    if (*world) CloseGracefully(**world);
     world->reset();
     return true;
   }

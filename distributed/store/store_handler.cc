@@ -19,10 +19,12 @@ void StoreHandler::PollUntilPresent(const std::vector<std::string>& names,
     const auto elapsed = duration_cast<seconds>(std::chrono::steady_clock::now() - start);
     if (timeout != kNoTimeout && elapsed > timeout) {
       std::string missing;
+      size_t count = 0;
       for (const std::string& name : names) {
         if (check({name})) continue;
-        missing += (missing.empty() ? "" : ", ") + name;
+        if (++count <= 8) missing += (missing.empty() ? "" : ", ") + name;
       }
+      if (count > 8) missing += MakeString(", ... (", count, " keys)");
       // A key may have arrived between the two checks: then nothing is missing any more.
       if (missing.empty()) return;
       throw StoreHandlerTimeoutException(MakeString(

@@ -1,5 +1,7 @@
 #include "operators/io/image_record.h"
 
+#include <string>
+
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -14,7 +16,12 @@ namespace {
 cv::Mat Decode(const std::string& bytes, bool color, const std::string& where) {
   cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat image;
-  if (!bytes.empty()) image = cv::imdecode(buffer, color ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
+  try {
+    if (!bytes.empty()) image = cv::imdecode(buffer, color ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
+  } catch (const cv::Exception& e) {
+    // e.g. a header that claims an image too large to allocate
+    C2_THROW(where, ": the encoded image (", bytes.size(), " bytes) could not be decoded by OpenCV: ", e.what());
+  }
   C2_ENFORCE(!image.empty(), where, ": the encoded image (", bytes.size(),
              " bytes) could not be decoded by OpenCV");
   return image;
@@ -56,6 +63,16 @@ ValueRow RowOf(const TensorProto& proto, const char* what, const std::string& wh
   return row;
 }
 
+// An integer single label is a class index: >= 0, and below num_labels when that is given. (A float
+// single label is a regression target and may be anything.)
+void CheckClassIndex(const ValueRow& label, const ImageRecordFormat& format, const std::string& where) {
+  if (label.type != DataType::INT32 || label.values.size() != 1) return;
+  const double v = label.values[0];
+  C2_ENFORCE(v >= 0 && (format.num_labels <= 0 || v < format.num_labels), where, ": label ", v,
+             " is not a class index", format.num_labels > 0 ? " in [0, num_labels = " : " (>= 0)",
+             format.num_labels > 0 ? std::to_string(format.num_labels) + ")" : std::string());
+}
+
 void ParseDatum(const std::string& value, const ImageRecordFormat& format,
                 const std::string& where, ImageRecord* record) {
   caffe::Datum datum;
@@ -63,6 +80,7 @@ void ParseDatum(const std::string& value, const ImageRecordFormat& format,
              value.size(), " bytes)");
   record->label.type = DataType::INT32;
   record->label.values.assign(1, datum.label());
+  CheckClassIndex(record->label, format, where);
   if (datum.encoded()) {
     record->image = Decode(datum.data(), format.color, where);
     return;
@@ -115,6 +133,7 @@ void ParseLabel(const TensorProtos& protos, const ImageRecordFormat& format,
       C2_ENFORCE(raw.type != DataType::INT64 && raw.values.size() == 1, where,
                  ": the label proto must hold one INT32 or FLOAT value, got ", raw.values.size(),
                  " ", DataTypeName(raw.type), " values");
+      CheckClassIndex(raw, format, where);
       *label = raw;
       return;
     case MULTI_LABEL_DENSE:

@@ -115,14 +115,13 @@ std::vector<TensorShape> FCShapeInference(const OperatorDef& def, const std::vec
   int axis_w = args.GetSingleArgument<int>("axis_w", 1);
   const TensorShape& x = in.at(0);
   const TensorShape& w = in.at(1);
+  const FCShape s = CheckFCDims({x.dims().begin(), x.dims().end()}, {w.dims().begin(), w.dims().end()}, axis,
+                                axis_w, transposed);
   if (axis < 0) axis += x.dims_size();
-  if (axis_w < 0) axis_w += w.dims_size();
   TensorShape y;
   y.set_data_type(x.data_type());
   for (int i = 0; i < axis; ++i) y.add_dims(x.dims(i));
-  int64_t n = 1;
-  for (int i = transposed ? axis_w : 0; i < (transposed ? w.dims_size() : axis_w); ++i) n *= w.dims(i);
-  y.add_dims(n);
+  y.add_dims(s.N);
   return {y};
 }
 

@@ -241,6 +241,9 @@ bool PoolOp<kKind>::RunOnDevice() {
   const Tensor& X = Input(0);
   CheckFloat(X, "X");
   const ConvPoolGeometry g = args_.Resolve(X.dims());
+  // An empty image with outputs to fill: every window would pool nothing.
+  C2_ENFORCE(g.in_image_size() > 0 || g.N * g.C == 0, "X ", Tensor::DimsString(X.dims()),
+             " has an empty image: no window covers an input element");
   Tensor* Y = Output(0);
   Y->Resize(g.OutputDims(g.C));
   float* y = Y->mutable_data<float>();

@@ -11,6 +11,7 @@ namespace caffe2 {
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void SoftmaxRows(const float* x, int64_t N, int64_t D, float* y) {
+  if (N == 0 || D == 0) return;  // an empty input gives an empty output
   Eigen::Map<const RowMajor> in(x, N, D);
   Eigen::Map<RowMajor> out(y, N, D);
   ParallelFor(N, ElementWorkers(N, N * D * 8), [&](int64_t begin, int64_t end, int) {

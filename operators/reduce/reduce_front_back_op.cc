@@ -5,7 +5,7 @@
 //   Back:  Y has dims X.dims[:ndim - num_reduce_dim], Y[i] = sum_{j < len_i} X[i, j]
 // The optional int32 `lengths` (one per output element, each within the reduced size) limits the
 // reduction to a prefix; without it the whole reduced extent counts. Mean divides by that count
-// (an empty count gives 0). float.
+// (a zero length gives 0; an empty reduced extent without lengths is an error). float.
 // Gradients Reduce{Front,Back}{Sum,Mean}Gradient: [dY, X, lengths?] -> [dX], dY spread over the
 // counted elements (divided by the count for Mean), 0 elsewhere.
 #include "core/gradient.h"
@@ -43,6 +43,10 @@ class ReduceFrontBackOp final : public Operator<CPUContext> {
     C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
     const std::vector<int64_t> counts = Counts(*this, 1, v, kFront);
+    const int64_t extent = kFront ? v.rows : v.cols;
+    C2_ENFORCE(!kMean || extent > 0 || InputSize() > 1 || counts.empty(), "X ", Tensor::DimsString(X.dims()),
+               " reduces an empty extent: the mean of 0 elements is undefined (the Sum reduction gives 0; with "
+               "lengths, a zero length gives 0)");
     const float* x = X.data<float>();
     Tensor* Y = Output(0);
     Y->Resize(v.out_dims);

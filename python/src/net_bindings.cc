@@ -19,24 +19,27 @@ std::vector<NetDef> ParseNets(const std::vector<py::bytes>& nets) {
 }
 
 bool RunNetChecked(Workspace* ws, const std::string& name, int num_iter, bool allow_fail) {
-  NetBase* net = ws->GetNet(name);
-  C2_ENFORCE(net != nullptr, "Can't find net ", name);
+  C2_ENFORCE(num_iter >= 0, "RunNet of net ", name, ": num_iter must be >= 0, got ", num_iter);
   py::gil_scoped_release release;
-  for (int i = 0; i < num_iter; ++i) {
-    bool ok;
-    try {
-      ok = net->Run();
-    } catch (const std::exception& e) {
-      if (!allow_fail) throw;
-      C2_LOG(Error) << "Net " << name << " failed: " << e.what();
-      return false;
+  bool result = true;
+  ws->WithNetRun(name, [&](NetBase* net) {
+    for (int i = 0; i < num_iter && result; ++i) {
+      bool ok;
+      try {
+        ok = net->Run();
+      } catch (const std::exception& e) {
+        if (!allow_fail) throw;
+        C2_LOG(Error) << "Net " << name << " failed: " << e.what();
+        result = false;
+        return;
+      }
+      if (!ok) {
+        C2_ENFORCE(allow_fail, "Net ", name, " failed: an operator reported failure");
+        result = false;
+      }
     }
-    if (!ok) {
-      C2_ENFORCE(allow_fail, "Net ", name, " failed: an operator reported failure");
-      return false;
-    }
-  }
-  return true;
+  });
+  return result;
 }
 
 std::vector<py::object> TensorsToNumpy(const std::vector<const Tensor*>& tensors) {
@@ -74,10 +77,12 @@ void init_net(py::module& m) {
   m.def(
       "benchmark_net",
       [](const std::string& name, int warmup_runs, int main_runs, bool run_individual) {
-        NetBase* net = CurrentWorkspace()->GetNet(name);
-        C2_ENFORCE(net != nullptr, "Can't find net ", name);
         py::gil_scoped_release release;
-        return net->TEST_Benchmark(warmup_runs, main_runs, run_individual);
+        std::vector<float> times;
+        CurrentWorkspace()->WithNetRun(name, [&](NetBase* net) {
+          times = net->TEST_Benchmark(warmup_runs, main_runs, run_individual);
+        });
+        return times;
       },
       py::arg("name"), py::arg("warmup_runs"), py::arg("main_runs"), py::arg("run_individual"));
   m.def(

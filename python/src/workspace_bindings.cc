@@ -68,9 +68,11 @@ void init_workspace(py::module& m) {
   m.def(
       "reset_workspace",
       [](const py::object& root_folder) {
-        C2_ENFORCE(!gCurrentWorkspaceName.empty(), "No named workspace to reset");
+        // Any name is a workspace's name, the empty one included (upstream's gradient checker
+        // names its workspace str(device_option), which is '' for the default CPU option).
         std::string root = root_folder.is_none() ? std::string(".") : root_folder.cast<std::string>();
         auto& slot = Workspaces()[gCurrentWorkspaceName];
+        if (slot) slot->CheckIdle("reset workspace '" + gCurrentWorkspaceName + "'");
         slot.reset();  // destroy the old one first: its nets may hold big buffers
         slot = std::make_unique<Workspace>(root);
         gWorkspace = slot.get();
@@ -99,7 +101,9 @@ void init_workspace(py::module& m) {
   m.def(
       "feed_blob",
       [](const std::string& name, const py::object& arg, const py::object& device_option) {
-        FeedBlobObject(CurrentWorkspace()->CreateBlob(name), arg, device_option);
+        Workspace* ws = CurrentWorkspace();
+        ws->CheckBlobFree(name, "feed");
+        FeedBlobObject(ws->CreateBlob(name), arg, device_option);
         return true;
       },
       py::arg("name"), py::arg("arg"), py::arg("device_option") = py::none());

@@ -85,12 +85,25 @@ def CompleteInTimeOrDie(timeout_secs):
     """Runs the block under a watcher that kills the process after
     `timeout_secs`. The watcher stops when the block ends, normally or by
     an exception (which propagates)."""
+    restore = _EnsureInterruptible()
     watcher = WatcherThread(timeout_secs)
     watcher.start()
     try:
         yield
     finally:
         watcher.disarm()
+        restore()
+
+
+def _EnsureInterruptible():
+    """A process started in the background by a non-interactive shell ignores SIGINT, and Python then
+    installs no KeyboardInterrupt handler: the overrun's SIGINT would do nothing. On the main thread,
+    installs Python's handler for the guarded block; returns the function that restores the old one."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        return lambda: None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def EuthanizeIfNecessary(timeout_secs=120):

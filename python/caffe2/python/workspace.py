@@ -243,15 +243,22 @@ def StringifyNetName(name):
 
 
 def GetNetName(net):
+    """The name of a net given as a name, a Net, a NetDef or a serialized NetDef (bytes)."""
     if isinstance(net, str):
         return net
     if isinstance(net, bytes):
-        return net.decode('utf-8')
+        # A serialized NetDef (RunNetOnce(open('init_net.pb', 'rb').read())), or a name as bytes.
+        try:
+            return caffe2_pb2.NetDef.FromString(net).name or "(unnamed net)"
+        except Exception:
+            return net.decode('utf-8', errors='replace')
     if type(net).__name__ == "Net":
         return net.Name()
     if isinstance(net, caffe2_pb2.NetDef):
         return net.name
-    raise Exception("Not a Net object: {}".format(str(net)))
+    raise TypeError("Expected a net: a Net, a NetDef, a serialized NetDef (bytes) or a net name, got {}{}".format(
+        type(net).__name__, " (use RunOperatorOnce for an operator)"
+        if isinstance(net, caffe2_pb2.OperatorDef) else ""))
 
 
 def FeedBlob(name, arr, device_option=None):

@@ -45,4 +45,34 @@ TEST(ArgumentHelper, DuplicatesMustAgree) {
   EXPECT_THROW(ArgumentHelper{differ}, EnforceNotMet);
 }
 
+TEST(ArgumentHelper, ListsHoldTheirKindOrNothing) {
+  Argument s;
+  s.set_name("shape");
+  s.set_s("abc");
+  Argument empty;
+  empty.set_name("empty");
+  Argument ints;
+  ints.set_name("scales");
+  ints.add_ints(1);
+  ints.add_ints(2);
+  OperatorDef def = Op("X", {}, {}, {s, empty, ints, MakeArgument<int64_t>("scalar", 3)});
+  ArgumentHelper args(def);
+  try {
+    args.GetRepeatedArgument<int64_t>("shape");
+    FAIL();
+  } catch (const EnforceNotMet& e) {
+    EXPECT_NE(std::string(e.what()).find("Argument 'shape' does not have the right field: expected the list "
+                                         "field ints, got s 'abc'"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(args.GetRepeatedArgument<int>("scalar"), EnforceNotMet);
+  EXPECT_THROW(args.GetRepeatedArgument<float>("shape"), EnforceNotMet);
+  EXPECT_THROW(args.GetRepeatedArgument<std::string>("scales"), EnforceNotMet);
+  EXPECT_TRUE(args.GetRepeatedArgument<int>("empty").empty());
+  EXPECT_TRUE(args.GetRepeatedArgument<std::string>("empty").empty());
+  // Integers are accepted for a list of floats ([1, 2] written for [1.0, 2.0]).
+  EXPECT_EQ(args.GetRepeatedArgument<float>("scales"), (std::vector<float>{1.f, 2.f}));
+}
+
 }  // namespace caffe2

@@ -155,3 +155,42 @@ TEST(Blob, GetMutableTensorKeepsTensorOnSameDeviceType) {
 }
 
 }  // namespace caffe2
+
+namespace caffe2 {
+namespace {
+
+TEST(CheckedSizes, ElementCountsNeverWrap) {
+  EXPECT_EQ(CheckedNumel({}), 1);
+  EXPECT_EQ(CheckedNumel({3, 0, 5}), 0);
+  EXPECT_EQ(CheckedNumel({int64_t{1} << 31, int64_t{1} << 31}), int64_t{1} << 62);
+  EXPECT_THROW(CheckedNumel({3, INT64_MAX}), EnforceNotMet);
+  EXPECT_THROW(CheckedNumel({int64_t{1} << 32, int64_t{1} << 32}), EnforceNotMet);
+  // Even an empty tensor may not have a product of nonzero dims past int64: its partial products
+  // (size_to_dim) would wrap.
+  EXPECT_THROW(CheckedNumel({int64_t{1} << 40, int64_t{1} << 40, 0}), EnforceNotMet);
+  EXPECT_THROW(CheckedNumel({2, -1}), EnforceNotMet);
+}
+
+TEST(CheckedSizes, ByteCountsFitOneAllocation) {
+  const TypeMeta f = TypeMeta::Make<float>();
+  EXPECT_EQ(CheckedBytes({2, 3}, 6, f), 24u);
+  try {
+    CheckedBytes({int64_t{1} << 31, int64_t{1} << 31}, int64_t{1} << 62, f);
+    FAIL() << "expected an error";
+  } catch (const EnforceNotMet& e) {
+    EXPECT_NE(std::string(e.what()).find("(2147483648, 2147483648)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CheckedSizes, TensorsRefuseWhatTheyCannotHold) {
+  Tensor t;
+  EXPECT_THROW(t.Resize(std::vector<int64_t>{3, INT64_MAX}), EnforceNotMet);
+  t.Resize(std::vector<int64_t>{int64_t{1} << 31, int64_t{1} << 31});  // dims only: allocation is lazy
+  EXPECT_THROW(t.mutable_data<float>(), EnforceNotMet);
+  t.Resize(2, 3);  // still usable
+  EXPECT_NE(t.mutable_data<float>(), nullptr);
+  EXPECT_THROW(t.Reshape({INT64_MAX, 2}), EnforceNotMet);
+}
+
+}  // namespace
+}  // namespace caffe2

@@ -102,6 +102,24 @@ def test_mismatched_run_ids_are_named(store):
         assert "'{}'".format(other) in out["error"], out["error"]
 
 
+def test_ranks_with_different_world_sizes_are_told_so(tmp_path):
+    run_id = uuid.uuid4().hex
+    procs = [start("rendezvous", 0, 2, "file", tmp_path, run_id, timeout_ms=1500),
+             start("rendezvous", 1, 3, "file", tmp_path, run_id, timeout_ms=1500)]
+    (rc0, out0, _), (rc1, out1, _) = [result(p) for p in procs]
+    assert rc0 == 3 and rc1 == 3
+    assert "rank 1 (host" in out0["error"] and "joined with size 3, this rank (0) has size 2" in out0["error"]
+    assert "rank 0 (host" in out1["error"] and "joined with size 2, this rank (1) has size 3" in out1["error"]
+    assert "--num_shards" in out0["error"]
+
+
+def test_a_big_world_missing_its_peers_says_so_briefly(tmp_path):
+    rc, out, _ = result(start("rendezvous", 0, 100000, "file", tmp_path, "big", timeout_ms=1000))
+    assert rc == 3
+    assert "rank(s) 1, 2, 3, 4, 5, 6, 7, 8, ..., 99999 (99999 ranks) of 100000 never arrived" in out["error"]
+    assert len(out["error"]) < 2000, len(out["error"])
+
+
 @pytest.mark.parametrize("store", ["file", "redis"], indirect=True)
 def test_duplicate_shard_id_is_refused(store):
     kind, arg = store
@@ -186,6 +204,17 @@ class TestInProcess:
         op.ClearField("name")  # Python always sets a name; C++-built defs may have none
         with pytest.raises(RuntimeError, match="needs a name"):
             workspace.RunOperatorOnce(op)
+
+    def test_timeout_must_be_positive(self, tmp_path):
+        workspace.RunOperatorOnce(core.CreateOperator(
+            "FileStoreHandlerCreate", [], ["store"], path=str(tmp_path), prefix="t"))
+        with pytest.raises(RuntimeError, match="'timeout_ms' must be positive .* got -5"):
+            workspace.RunOperatorOnce(core.CreateOperator(
+                "CreateCommonWorld", ["store"], ["cw"], name="neg", engine="GLOO", size=1, rank=0,
+                timeout_ms=-5))
+        workspace.RunOperatorOnce(core.CreateOperator(
+            "CreateCommonWorld", ["store"], ["cw"], name="pos", engine="GLOO", size=1, rank=0,
+            timeout_ms=5000))
 
     def test_bad_rank_and_bad_store(self, tmp_path):
         workspace.FeedBlob("notastore", np.zeros(1, np.float32))

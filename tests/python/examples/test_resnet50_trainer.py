@@ -78,6 +78,22 @@ def checkpoint_blobs(path):
         workspace.SwitchWorkspace(previous)
 
 
+@pytest.mark.parametrize("flags,message", [
+    (["--num_shards", "-3"], "--num_shards must be at least 1, got -3"),
+    (["--num_shards", "2", "--shard_id", "2", "--run_id", "r"], "--shard_id must be in [0, --num_shards) = [0, 2), got 2"),
+    (["--batch_size", "0"], "--batch_size must be at least 1, got 0"),
+    (["--base_learning_rate", "-0.1"], "--base_learning_rate must be >= 0, got -0.1"),
+])
+def test_nonsense_flags_are_refused(flags, message, capsys):
+    import resnet50_trainer
+    parser = resnet50_trainer.build_parser()
+    args = parser.parse_args(["--train_data", "null"] + flags)
+    with pytest.raises(SystemExit) as exit_info:
+        resnet50_trainer.check_args(parser, args)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
 def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
     codes, outs = run_shards(small_dbs, tmp_path, 2, "--num_epochs", "2", "--params_npz",
                              str(tmp_path / "params_{shard_id}.npz"))

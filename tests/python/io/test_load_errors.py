@@ -80,3 +80,10 @@ def test_timeline_from_python(tmp_path):
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     assert len(events) == 3 and events[0]["name"] == "ConstantFill"
+
+
+def test_a_directory_is_not_a_minidb(tmp_path):
+    with pytest.raises(RuntimeError, match="is a directory, not a minidb file") as err:
+        load(str(tmp_path), ["a"], load_all=1)
+    assert str(tmp_path) in str(err.value)
+    workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))

@@ -38,7 +38,9 @@ def test_exception_disarms_and_propagates():
     assert len(watchers()) == before
 
 
-def test_overrun_interrupts_the_process():
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_overrun_interrupts_the_process(sigint):
+    # "ignored": as a process started in the background by a non-interactive shell (CI runners).
     script = textwrap.dedent("""
         import time
         from caffe2.python import timeout_guard
@@ -49,7 +51,10 @@ def test_overrun_interrupts_the_process():
             print("interrupted")
     """)
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    import signal
+    handler = signal.SIG_IGN if sigint == "ignored" else signal.SIG_DFL
     out = subprocess.run([sys.executable, "-c", script], env=env,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=60,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, handler))
     assert "interrupted" in out.stdout
     assert "Timed out after 0.5 secs" in out.stderr

@@ -393,6 +393,37 @@ def test_bad_records(tmp_path, value, match):
     assert "'00000000'" in str(err.value) and path in str(err.value)
 
 
+def png_claiming(width, height):
+    """A PNG whose header claims width x height (the pixel data is a single empty row)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00"))
+            + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("value,match", [
+    (tensor_protos_record(string_proto(encode_png(np.zeros((40, 40), np.uint8))), int32_proto(-7)),
+     r"label -7 is not a class index \(>= 0\)"),
+    (tensor_protos_record(string_proto(png_claiming(100000, 100000)), int32_proto(1)), "could not be decoded"),
+])
+def test_nonsense_labels_and_headers_name_the_record(tmp_path, value, match):
+    path = write_db(tmp_path, [value])
+    with pytest.raises(RuntimeError, match=match) as err:
+        run_image_input(path, 1, scale=32, crop=32)
+    assert "'00000000'" in str(err.value) and path in str(err.value) and "[ImageInput]" in str(err.value)
+    workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))
+
+
+def test_datum_label_out_of_range(tmp_path):
+    path = write_db(tmp_path, [datum_record(12, pixels=np.zeros((4, 4, 1), np.uint8))])
+    with pytest.raises(RuntimeError, match=r"'00000000'.*label 12 is not a class index in \[0, num_labels = 10\)"):
+        run_image_input(path, 1, scale=4, crop=4, use_caffe_datum=1, num_labels=10, color=0)
+
+
 def test_bad_datum_record(tmp_path):
     path = write_db(tmp_path, [datum_record(1, pixels=np.zeros((4, 4, 2), np.uint8))])
     with pytest.raises(RuntimeError, match="'00000000'.*1 or 3 channels"):

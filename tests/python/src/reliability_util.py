@@ -1,0 +1,27 @@
+"""Shared by the bad-input tests: an error must be a RuntimeError whose message names what went wrong,
+and the process must stay usable afterwards."""
+import numpy as np
+import pytest
+
+from caffe2.python import core, workspace
+
+
+def assert_clear_error(fn, *needles, error=RuntimeError):
+    """fn() raises `error` mentioning every needle; then an ordinary op still runs."""
+    with pytest.raises(error) as info:
+        fn()
+    message = str(info.value)
+    for needle in needles:
+        assert needle in message, "%r not in: %s" % (needle, message)
+    assert len(message) < 5000, "a %d-character message" % len(message)
+    assert_usable()
+    return message
+
+
+def assert_usable():
+    workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["usable_check"], shape=[2], value=3.0))
+    np.testing.assert_array_equal(workspace.FetchBlob("usable_check"), [3.0, 3.0])
+
+
+def run_op(op_type, inputs, outputs, **kwargs):
+    workspace.RunOperatorOnce(core.CreateOperator(op_type, inputs, outputs, **kwargs))

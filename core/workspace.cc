@@ -156,20 +156,26 @@ void Workspace::CheckBlobFree(const std::string& name, const std::string& what) 
   }
 }
 
+void Workspace::CheckReplaceableLocked(const std::string& name, bool overwrite) const {
+  if (net_map_.count(name) == 0) return;
+  C2_ENFORCE(overwrite, "I respectfully refuse to overwrite an existing net of the same name \"", name,
+             "\", unless you explicitly specify overwrite=true.");
+  std::lock_guard<std::mutex> runs(run_mutex_);
+  for (const auto& kv : runs_) {
+    C2_ENFORCE(kv.second.net != name, "Cannot overwrite net '", name,
+               "' while it runs (from another thread); wait for it to finish");
+  }
+}
+
 NetBase* Workspace::CreateNet(const NetDef& def, bool overwrite) {
   C2_ENFORCE(def.has_name() && !def.name().empty(), "A net must have a name to be created");
+  {
+    std::lock_guard<std::mutex> lock(net_mutex_);
+    CheckReplaceableLocked(def.name(), overwrite);  // before the work of creating the net
+  }
   auto net = caffe2::CreateNet(def, this);
   std::lock_guard<std::mutex> lock(net_mutex_);
-  auto it = net_map_.find(def.name());
-  if (it != net_map_.end()) {
-    C2_ENFORCE(overwrite, "I respectfully refuse to overwrite an existing net of the same name \"",
-               def.name(), "\", unless you explicitly specify overwrite=true.");
-    std::lock_guard<std::mutex> runs(run_mutex_);
-    for (const auto& kv : runs_) {
-      C2_ENFORCE(kv.second.net != def.name(), "Cannot overwrite net '", def.name(),
-                 "' while it runs (from another thread); wait for it to finish");
-    }
-  }
+  CheckReplaceableLocked(def.name(), overwrite);  // again: another thread may have acted meanwhile
   NetBase* ptr = net.get();
   net_map_[def.name()] = std::move(net);
   net_blobs_[def.name()] = BlobsOf(def);

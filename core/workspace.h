@@ -103,6 +103,8 @@ class Workspace {
   class RunScope;
   uint64_t BeginRunLocked(ActiveRun run);
   void EndRun(uint64_t id);
+  // Throws when net `name` exists and may not be replaced (no overwrite, or it runs); net_mutex_ held.
+  void CheckReplaceableLocked(const std::string& name, bool overwrite) const;
 
   std::map<std::string, std::unique_ptr<NetBase>> net_map_;
   std::map<std::string, std::shared_ptr<const std::set<std::string>>> net_blobs_;

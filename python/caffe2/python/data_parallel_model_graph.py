@@ -183,6 +183,7 @@ def _ComputeBlobsToSync(model):
         master_prefix = _DevicePrefix(model, model._devices[0])
         blobs_to_sync = [b for b in blobs_to_sync if b.startswith(master_prefix)]
         blobs_to_sync += [str(p) for p in model.GetComputedParams('')]
+        sync_names = set(stripBlobName(b) for b in blobs_to_sync)
 
     prefixlen = len(model._device_prefix) + 1
 

@@ -1,8 +1,8 @@
 """What ops do with empty inputs: an empty result where the result is defined (Softmax of a (2, 0) or
 (0, 3) input), a clear error where it is not (the mean of no elements, pooling an empty image); the
 process stays usable."""
-import sys
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -10,15 +10,10 @@ import pytest
 from caffe2.python import workspace
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
-from reliability_util import assert_clear_error, assert_usable, run_op  # noqa: E402
+from reliability_util import assert_clear_error, assert_usable, run_op, fresh_workspace_fixture  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def fresh_workspace():
-    workspace.SwitchWorkspace("empty_inputs_test", True)
-    workspace.ResetWorkspace()
-    yield
-    workspace.SwitchWorkspace("default", True)
+fresh_workspace = fresh_workspace_fixture("empty_inputs_test")
 
 
 @pytest.mark.parametrize("shape,axis", [((2, 0), 1), ((0, 3), 0), ((0, 3), 1), ((4, 0, 2), 1)])

@@ -23,5 +23,16 @@ def assert_usable():
     np.testing.assert_array_equal(workspace.FetchBlob("usable_check"), [3.0, 3.0])
 
 
+def fresh_workspace_fixture(name):
+    """An autouse fixture giving each test an empty workspace `name` (the default one afterwards)."""
+    @pytest.fixture(autouse=True)
+    def fresh_workspace():
+        workspace.SwitchWorkspace(name, True)
+        workspace.ResetWorkspace()
+        yield
+        workspace.SwitchWorkspace("default", True)
+    return fresh_workspace
+
+
 def run_op(op_type, inputs, outputs, **kwargs):
     workspace.RunOperatorOnce(core.CreateOperator(op_type, inputs, outputs, **kwargs))

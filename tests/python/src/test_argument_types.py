@@ -1,18 +1,11 @@
 """Arguments are typed strictly: a list argument given a value of another kind (a string, a scalar,
 a list of strings) is an error naming the argument and what it held; an empty list is fine
 (tests/cpp/core/test_argument.cc checks every kind of list)."""
-import pytest
-
 from caffe2.python import workspace
-from reliability_util import assert_clear_error, run_op
+from reliability_util import assert_clear_error, run_op, fresh_workspace_fixture
 
 
-@pytest.fixture(autouse=True)
-def fresh_workspace():
-    workspace.SwitchWorkspace("argument_types_test", True)
-    workspace.ResetWorkspace()
-    yield
-    workspace.SwitchWorkspace("default", True)
+fresh_workspace = fresh_workspace_fixture("argument_types_test")
 
 
 def test_a_string_for_a_shape():

@@ -5,17 +5,12 @@ import numpy as np
 import pytest
 
 from caffe2.python import workspace
-from reliability_util import assert_clear_error, run_op
+from reliability_util import assert_clear_error, run_op, fresh_workspace_fixture
 
 BIG = 2 ** 31
 
 
-@pytest.fixture(autouse=True)
-def fresh_workspace():
-    workspace.SwitchWorkspace("checked_sizes_test", True)
-    workspace.ResetWorkspace()
-    yield
-    workspace.SwitchWorkspace("default", True)
+fresh_workspace = fresh_workspace_fixture("checked_sizes_test")
 
 
 @pytest.mark.parametrize("fill", ["GaussianFill", "UniformFill", "XavierFill", "ConstantFill", "RangeFill"])

@@ -8,17 +8,11 @@ import time
 import numpy as np
 import pytest
 
-from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
-from reliability_util import assert_clear_error, assert_usable
+from reliability_util import assert_clear_error, assert_usable, fresh_workspace_fixture
 
 
-@pytest.fixture(autouse=True)
-def fresh_workspace():
-    workspace.SwitchWorkspace("concurrency_test", True)
-    workspace.ResetWorkspace()
-    yield
-    workspace.SwitchWorkspace("default", True)
+fresh_workspace = fresh_workspace_fixture("concurrency_test")
 
 
 def slow_net(name="slow"):

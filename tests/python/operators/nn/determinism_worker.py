@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from caffe2.python import brew, core, model_helper, optimizer, workspace
+from caffe2.python import brew, model_helper, optimizer, workspace
 from caffe2.python import predictor_exporter as pe
 
 BATCH, PREDICT_BATCH = 8, 5

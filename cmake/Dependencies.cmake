@@ -10,6 +10,10 @@ list(APPEND C2_PRIVATE_LIBS Eigen3::Eigen)
 
 # LMDB and LevelDB back the DB interface.
 find_path(LMDB_INCLUDE_DIR lmdb.h REQUIRED)
+# zlib: the CRC-32 of the minidb integrity records.
+find_package(ZLIB REQUIRED)
+list(APPEND C2_PRIVATE_LIBS ZLIB::ZLIB)
+
 find_library(LMDB_LIBRARY lmdb REQUIRED)
 find_path(LEVELDB_INCLUDE_DIR leveldb/db.h REQUIRED)
 find_library(LEVELDB_LIBRARY leveldb REQUIRED)

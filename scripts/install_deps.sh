@@ -5,7 +5,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libprotobuf-dev protobuf-compiler python3-protobuf
-  libeigen3-dev liblmdb-dev libleveldb-dev libopencv-dev python3-opencv dataset-fashion-mnist
+  libeigen3-dev liblmdb-dev libleveldb-dev zlib1g-dev libopencv-dev python3-opencv dataset-fashion-mnist
   libgtest-dev libgmock-dev
   python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
   pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-hypothesis

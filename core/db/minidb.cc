@@ -1,7 +1,7 @@
-// minidb: one file of records [int32 key_len][int32 value_len][key][value] in native byte order,
-// with no header, index or footer (spec §5.10). NEW truncates, WRITE appends, READ reads in file
-// order. Each cursor reads through its own file handle; transactions append whole records under the
-// DB's lock and flush on Commit.
+// minidb: one file of records [int32 key_len][int32 value_len][key][value] in native byte order
+// (spec §5.10). NEW truncates, WRITE appends, READ reads in file order. Each cursor reads through its
+// own file handle; transactions append whole records under the DB's lock and flush on Commit.
+// Files written here carry integrity records (minidb_integrity.h), verified when a cursor opens.
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/db/db.h"
+#include "core/db/minidb_integrity.h"
 #include "core/enforce.h"
 #include "core/logging.h"
 
@@ -27,9 +28,22 @@ struct MiniDBFile {
   std::mutex mutex;
   std::FILE* file = nullptr;
   std::string path;
+  MiniDBChecksum session;  // the data records written since the open
 
   ~MiniDBFile() {
     if (file) std::fclose(file);
+  }
+
+  // Appends one record (mutex held); data records count in the session's checksum.
+  void Append(const std::string& key, const std::string& value) {
+    C2_ENFORCE(key.size() <= INT32_MAX && value.size() <= INT32_MAX, "minidb '", path, "': record '", key,
+               "' is too large (", value.size(), " value bytes)");
+    const int32_t lens[2] = {static_cast<int32_t>(key.size()), static_cast<int32_t>(value.size())};
+    C2_ENFORCE(file != nullptr, "minidb '", path, "' is closed");
+    bool ok = std::fwrite(lens, sizeof(lens), 1, file) == 1 && std::fwrite(key.data(), key.size(), 1, file) == 1 &&
+              std::fwrite(value.data(), value.size(), 1, file) == 1;
+    C2_ENFORCE(ok, "cannot write record '", key, "' to minidb '", path, "': ", ErrnoText());
+    if (!IsMiniDBIntegrityKey(key)) session.Add(lens, key, value);
   }
 };
 
@@ -44,6 +58,8 @@ class MiniDBCursor final : public Cursor {
     C2_ENFORCE(S_ISREG(st.st_mode), "'", path, "' is ", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file",
                ", not a minidb file");
     file_size_ = static_cast<int64_t>(st.st_size);
+    C2_ENFORCE(file_size_ > 0, "minidb file '", path, "' is empty (0 bytes)");
+    Verify();
     SeekToFirst();
   }
 
@@ -72,13 +88,57 @@ class MiniDBCursor final : public Cursor {
   bool Valid() override { return valid_; }
 
  private:
-  // Reads the record at offset_; at a clean end of file the cursor becomes invalid.
+  // Reads the next data record (skipping integrity records); at the end the cursor becomes invalid.
   void ReadRecord() {
+    while (ReadRawRecord() && IsMiniDBIntegrityKey(key_)) {
+    }
+  }
+
+  // A file that starts with the integrity header: every session's trailer must match its records.
+  void Verify() {
+    offset_ = 0;
+    if (!ReadRawRecord()) return;
+    if (key_ != kMiniDBHeaderKey) {
+      // Written by upstream (no check possible), unless integrity records follow a damaged header.
+      do {
+        C2_ENFORCE(!IsMiniDBIntegrityKey(key_), "minidb file '", path_, "' is corrupt: it holds an integrity ",
+                   "record ending at byte offset ", offset_, " but its first record is not the integrity header");
+      } while (ReadRawRecord());
+      return;
+    }
+    MiniDBChecksum sum;
+    int64_t session_start = offset_;
+    bool closed = false;
+    while (ReadRawRecord()) {
+      if (key_ == kMiniDBTrailerKey) {
+        MiniDBChecksum stored;
+        C2_ENFORCE(ParseMiniDBTrailer(value_, &stored), "minidb file '", path_,
+                   "' is corrupt: its integrity record before byte offset ", offset_, " cannot be read");
+        C2_ENFORCE(stored.count == sum.count && stored.crc == sum.crc, "minidb file '", path_,
+                   "' is corrupt: the ", sum.count, " records from byte offset ", session_start, " to ",
+                   offset_, " do not match their checksum (written: ", stored.count, " records, CRC-32 ",
+                   stored.crc, "; read: ", sum.count, " records, CRC-32 ", sum.crc, ")");
+        sum = MiniDBChecksum();
+        session_start = offset_;
+        closed = true;
+      } else if (key_ != kMiniDBHeaderKey) {
+        const int32_t lens[2] = {static_cast<int32_t>(key_.size()), static_cast<int32_t>(value_.size())};
+        sum.Add(lens, key_, value_);
+        closed = false;
+      }
+    }
+    C2_ENFORCE(closed, "minidb file '", path_, "' is truncated: the ", sum.count,
+               " records from byte offset ", session_start,
+               " have no integrity record (the file was cut, or its writer never closed it)");
+  }
+
+  // Reads the record at offset_; at a clean end of file returns false (and the cursor is invalid).
+  bool ReadRawRecord() {
     valid_ = false;
     const int64_t start = offset_;
     int32_t lens[2];
     size_t got = std::fread(lens, 1, sizeof(lens), file_.get());
-    if (got == 0 && std::feof(file_.get())) return;
+    if (got == 0 && std::feof(file_.get())) return false;
     C2_ENFORCE(got == sizeof(lens), "minidb file '", path_, "' is truncated: the record header at ",
                "byte offset ", start, " has ", got, " of ", sizeof(lens), " bytes");
     C2_ENFORCE(lens[0] > 0 && lens[1] > 0, "minidb file '", path_, "' is corrupt: the record at ",
@@ -95,6 +155,7 @@ class MiniDBCursor final : public Cursor {
                "cannot read the record at byte offset ", start, " of minidb file '", path_, "'");
     offset_ = start + static_cast<int64_t>(sizeof(lens)) + need;
     valid_ = true;
+    return true;
   }
 
   std::string path_;
@@ -120,15 +181,10 @@ class MiniDBTransaction final : public Transaction {
     C2_ENFORCE(!key.empty() && !value.empty(), "minidb '", file_->path,
                "' cannot store an empty key or value (key '", key, "', ", value.size(),
                " value bytes)");
-    C2_ENFORCE(key.size() <= INT32_MAX && value.size() <= INT32_MAX, "minidb '", file_->path,
-               "': record '", key, "' is too large (", value.size(), " value bytes)");
-    const int32_t lens[2] = {static_cast<int32_t>(key.size()), static_cast<int32_t>(value.size())};
+    C2_ENFORCE(!IsMiniDBIntegrityKey(key), "minidb '", file_->path, "': the key '", key,
+               "' is reserved for the file's integrity records");
     std::lock_guard<std::mutex> lock(file_->mutex);
-    C2_ENFORCE(file_->file != nullptr, "minidb '", file_->path, "' is closed");
-    bool ok = std::fwrite(lens, sizeof(lens), 1, file_->file) == 1 &&
-              std::fwrite(key.data(), key.size(), 1, file_->file) == 1 &&
-              std::fwrite(value.data(), value.size(), 1, file_->file) == 1;
-    C2_ENFORCE(ok, "cannot write record '", key, "' to minidb '", file_->path, "': ", ErrnoText());
+    file_->Append(key, value);
   }
 
   void Commit() override {
@@ -160,6 +216,11 @@ class MiniDB final : public DB {
     writer_->file = std::fopen(source.c_str(), mode == NEW ? "wb" : "ab");
     C2_ENFORCE(writer_->file != nullptr, "cannot open minidb file '", source,
                "' for writing: ", ErrnoText());
+    struct stat st;
+    if (fstat(fileno(writer_->file), &st) == 0 && st.st_size == 0) {
+      std::lock_guard<std::mutex> lock(writer_->mutex);
+      writer_->Append(kMiniDBHeaderKey, MiniDBHeaderValue());
+    }
   }
   ~MiniDB() override {
     try {
@@ -174,6 +235,7 @@ class MiniDB final : public DB {
     if (!writer_) return;
     std::lock_guard<std::mutex> lock(writer_->mutex);
     if (!writer_->file) return;
+    writer_->Append(kMiniDBTrailerKey, MiniDBTrailerValue(writer_->session));
     int rc = std::fclose(writer_->file);
     writer_->file = nullptr;
     C2_ENFORCE(rc == 0, "cannot close minidb file '", source_, "': ", ErrnoText());

@@ -8,6 +8,7 @@
 
 #include "core/db/db.h"
 #include "core/db/db_reader.h"
+#include "core/db/minidb_integrity.h"
 #include "core/serialization.h"
 #include "db_test_util.h"
 
@@ -118,41 +119,54 @@ TEST(DB, NewRefusesExistingLmdbAndLeveldb) {
   }
 }
 
+// One record's bytes: [int32 key_len][int32 value_len][key][value].
+std::string RecordBytes(const std::string& key, const std::string& value) {
+  std::string out;
+  const int32_t lens[2] = {static_cast<int32_t>(key.size()), static_cast<int32_t>(value.size())};
+  out.append(reinterpret_cast<const char*>(lens), sizeof(lens));
+  return out + key + value;
+}
+
 TEST(MiniDB, ExactByteLayout) {
   TempDir dir;
   WriteRecords("minidb", dir / "m", {{"ab", "xyz"}, {"k", "v"}});
-  std::string expected;
-  auto append_int = [&](int32_t v) { expected.append(reinterpret_cast<const char*>(&v), 4); };
-  append_int(2);
-  append_int(3);
-  expected += "abxyz";
-  append_int(1);
-  append_int(1);
-  expected += "kv";
+  // The data records as upstream writes them, between the integrity header and the session's trailer
+  // (core/db/minidb_integrity.h).
+  db::MiniDBChecksum sum;
+  std::string data;
+  for (const auto& kv : Records{{"ab", "xyz"}, {"k", "v"}}) {
+    const int32_t lens[2] = {static_cast<int32_t>(kv.first.size()), static_cast<int32_t>(kv.second.size())};
+    sum.Add(lens, kv.first, kv.second);
+    data += RecordBytes(kv.first, kv.second);
+  }
+  EXPECT_EQ(data.substr(0, 8), std::string("\x02\0\0\0\x03\0\0\0", 8));
+  const std::string expected = RecordBytes(db::kMiniDBHeaderKey, db::MiniDBHeaderValue()) + data +
+                               RecordBytes(db::kMiniDBTrailerKey, db::MiniDBTrailerValue(sum));
   EXPECT_EQ(testing::ReadFileBytes(dir / "m"), expected);
+  EXPECT_EQ(ReadAll("minidb", dir / "m"), (Records{{"ab", "xyz"}, {"k", "v"}}));
 
-  // WRITE appends, NEW truncates.
+  // WRITE appends (a second session with its own trailer), NEW truncates.
   WriteRecords("minidb", dir / "m", {{"z", "9"}}, db::WRITE);
   EXPECT_EQ(ReadAll("minidb", dir / "m").size(), 3u);
   WriteRecords("minidb", dir / "m", {{"z", "9"}}, db::NEW);
   EXPECT_EQ(ReadAll("minidb", dir / "m"), (Records{{"z", "9"}}));
 }
 
-TEST(MiniDB, TruncatedAndCorruptFilesNameTheOffset) {
+TEST(MiniDB, UpstreamFilesWithoutIntegrityRecordsStillLoad) {
   TempDir dir;
-  const std::string path = dir / "m";
-  WriteRecords("minidb", path, {{"key", "value"}, {"key2", "value2"}});
-  std::string bytes = testing::ReadFileBytes(path);
+  const std::string path = dir / "legacy";
+  testing::WriteFileBytes(path, RecordBytes("key", "value") + RecordBytes("key2", "value2"));
+  EXPECT_EQ(ReadAll("minidb", path), (Records{{"key", "value"}, {"key2", "value2"}}));
+  // Truncated in the middle of a record: named with its offset, as before.
+  const std::string bytes = testing::ReadFileBytes(path);
   testing::WriteFileBytes(path, bytes.substr(0, bytes.size() - 1));
   std::string err = ErrorOf([&] { ReadAll("minidb", path); });
   EXPECT_NE(err.find(path), std::string::npos) << err;
   EXPECT_NE(err.find("byte offset 16"), std::string::npos) << err;  // 8 + 3 + 5
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
-
   testing::WriteFileBytes(path, bytes.substr(0, 20));  // half of the second header
   err = ErrorOf([&] { ReadAll("minidb", path); });
   EXPECT_NE(err.find("byte offset 16"), std::string::npos) << err;
-
   std::string corrupt = bytes;
   std::memset(&corrupt[16], 0, 4);  // second key length 0
   testing::WriteFileBytes(path, corrupt);

@@ -60,7 +60,11 @@ def test_minidb_write_mode_appends(tmp_path):
     write("minidb", path, [("a", "1")])
     write("minidb", path, [("b", "2")], mode=C.Mode.write)
     assert [k for k, _ in read("minidb", path)] == [b"a", b"b"]
-    assert os.path.getsize(path) == 2 * (8 + 2)
+    # Each record is 8 + 2 bytes; the file also holds its integrity header and one trailer per session.
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data.count(b"\x01\x00\x00\x00\x01\x00\x00\x00a1") == 1
+    assert data.count(b"__caffe2_minidb_integrity__") == 2 * 2  # key and BlobProto name, per trailer
 
 
 def test_unknown_type_is_none_and_missing_path_raises(tmp_path):

@@ -87,3 +87,36 @@ def test_a_directory_is_not_a_minidb(tmp_path):
         load(str(tmp_path), ["a"], load_all=1)
     assert str(tmp_path) in str(err.value)
     workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))
+
+
+def test_bit_flips_and_cuts_of_a_saved_file_are_errors(tmp_path):
+    # Files written here carry integrity records (core/db/minidb_integrity.h): no changed value and
+    # no subset of the blobs loads silently.
+    path = str(tmp_path / "ckpt.minidb")
+    save(path, w=np.full(4, 2.0, np.float32), s=np.array([b"hello"], dtype=object))
+    with open(path, "rb") as f:
+        data = f.read()
+    rng = np.random.RandomState(0)
+    for i in rng.choice(len(data), 40, replace=False):
+        flipped = bytearray(data)
+        flipped[i] ^= 1 << int(rng.randint(8))
+        with open(path, "wb") as f:
+            f.write(bytes(flipped))
+        try:
+            load(path, [], load_all=1)
+        except RuntimeError as e:
+            assert path in str(e)
+            continue
+        # Only a flip that leaves every value intact (e.g. in a BlobProto field nobody reads) may load.
+        np.testing.assert_array_equal(workspace.FetchBlob("w"), np.full(4, 2.0, np.float32))
+        assert list(workspace.FetchBlob("s")) == [b"hello"]
+    for cut in [0, len(data) // 2, len(data) - 1]:
+        with open(path, "wb") as f:
+            f.write(data[:cut])
+        with pytest.raises(RuntimeError, match="truncated|empty") as info:
+            load(path, [], load_all=1)
+        assert path in str(info.value)
+    with open(path, "wb") as f:
+        f.write(data)
+    load(path, [], load_all=1)
+    np.testing.assert_array_equal(workspace.FetchBlob("w"), np.full(4, 2.0, np.float32))

@@ -1,7 +1,10 @@
 #include "distributed/store/redis_store_handler.h"
 
 #include <hiredis/hiredis.h>
+#include <sys/time.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <mutex>
 #include <vector>
 
@@ -17,8 +20,8 @@ using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
 
 class RedisStoreHandler final : public StoreHandler {
  public:
-  RedisStoreHandler(const std::string& host, int port, const std::string& prefix)
-      : host_(host), port_(port), prefix_(prefix) {
+  RedisStoreHandler(const std::string& host, int port, const std::string& prefix, std::chrono::milliseconds timeout)
+      : host_(host), port_(port), prefix_(prefix), timeout_(timeout) {
     Connect();
   }
   ~RedisStoreHandler() override {
@@ -105,7 +108,7 @@ class RedisStoreHandler final : public StoreHandler {
       redisFree(ctx_);
       ctx_ = nullptr;
     }
-    struct timeval connect_timeout = {5, 0};
+    const struct timeval connect_timeout = TimeVal(std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(5)));
     redisContext* ctx = redisConnectWithTimeout(host_.c_str(), port_, connect_timeout);
     if (ctx == nullptr) C2_THROW("Cannot connect to Redis at ", Address(), ": out of memory");
     if (ctx->err) {
@@ -114,9 +117,12 @@ class RedisStoreHandler final : public StoreHandler {
       C2_THROW("Cannot connect to Redis at ", Address(), ": ", err,
                " (is redis-server running there and reachable?)");
     }
-    struct timeval command_timeout = {30, 0};
-    redisSetTimeout(ctx, command_timeout);
+    redisSetTimeout(ctx, TimeVal(timeout_));
     ctx_ = ctx;
+  }
+
+  static struct timeval TimeVal(std::chrono::milliseconds ms) {
+    return {static_cast<time_t>(ms.count() / 1000), static_cast<suseconds_t>((ms.count() % 1000) * 1000)};
   }
 
   // Runs one command; on a connection error reconnects once and retries. Error replies throw.
@@ -139,8 +145,11 @@ class RedisStoreHandler final : public StoreHandler {
         return reply;
       }
       std::string err = ctx_->errstr;
+      const bool timed_out = ctx_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
       redisFree(ctx_);
       ctx_ = nullptr;
+      C2_ENFORCE(!timed_out, "Redis at ", Address(), " did not answer ", args[0], " for key '", name, "' within ",
+                 timeout_.count(), " ms (does a Redis server listen there, and is it stuck?)");
       if (attempt >= 1) {
         C2_THROW("Redis ", args[0], " for key '", name, "' failed: lost the connection to ",
                  Address(), ": ", err);
@@ -162,6 +171,7 @@ class RedisStoreHandler final : public StoreHandler {
   std::string host_;
   int port_;
   std::string prefix_;
+  std::chrono::milliseconds timeout_;
   redisContext* ctx_ = nullptr;
   std::mutex mutex_;
 };
@@ -169,8 +179,8 @@ class RedisStoreHandler final : public StoreHandler {
 }  // namespace
 
 std::unique_ptr<StoreHandler> CreateRedisStoreHandler(const std::string& host, int port,
-                                                      const std::string& prefix) {
-  return std::make_unique<RedisStoreHandler>(host, port, prefix);
+                                                      const std::string& prefix, std::chrono::milliseconds timeout) {
+  return std::make_unique<RedisStoreHandler>(host, port, prefix, timeout);
 }
 
 }  // namespace caffe2

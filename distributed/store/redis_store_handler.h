@@ -5,13 +5,17 @@
 // waits then GETs; add is INCRBY; check is EXISTS k1 k2 ... compared with the number of names.
 // Keys are never deleted or expired.
 //
-// Connecting uses a 5 s timeout and an unreachable server is an error naming host:port. Commands
-// time out after 30 s; a command that fails on a broken connection reconnects once and retries.
+// Connecting waits at most 5 s (or `timeout` when shorter) and an unreachable server is an error
+// naming host:port. A command that gets no answer within `timeout` (30 s by default; the op's
+// timeout_ms) is an error naming host:port and the command, without a retry (a server that accepts
+// connections but never replies would otherwise block twice as long); a command that fails on a
+// broken connection reconnects once and retries.
 //
 // When the build has no hiredis (C2_USE_REDIS off or the library missing) CreateRedisStoreHandler
 // comes from no_redis.cc and throws "not built with Redis".
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -20,6 +24,7 @@
 namespace caffe2 {
 
 std::unique_ptr<StoreHandler> CreateRedisStoreHandler(const std::string& host, int port,
-                                                      const std::string& prefix);
+                                                      const std::string& prefix,
+                                                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 }  // namespace caffe2

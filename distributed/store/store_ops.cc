@@ -60,15 +60,17 @@ class RedisStoreHandlerCreateOp final : public OperatorBase {
       : OperatorBase(def, ws),
         host_(GetSingleArgument<std::string>("host", "")),
         port_(GetSingleArgument<int>("port", 0)),
-        prefix_(GetSingleArgument<std::string>("prefix", "")) {
+        prefix_(GetSingleArgument<std::string>("prefix", "")),
+        timeout_(GetSingleArgument<int64_t>("timeout_ms", 30000)) {
     C2_ENFORCE(!host_.empty(), "argument 'host' (the Redis server) is required");
+    C2_ENFORCE(timeout_.count() > 0, "argument 'timeout_ms' must be positive, got ", timeout_.count());
     C2_ENFORCE(port_ > 0 && port_ < 65536, "argument 'port' is required and must be in [1, 65535], got ",
                port_);
   }
 
  protected:
   bool RunOnDevice() override {
-    OutputBlob(0)->Reset(new HandlerPtr(CreateRedisStoreHandler(host_, port_, prefix_)));
+    OutputBlob(0)->Reset(new HandlerPtr(CreateRedisStoreHandler(host_, port_, prefix_, timeout_)));
     return true;
   }
 
@@ -76,6 +78,7 @@ class RedisStoreHandlerCreateOp final : public OperatorBase {
   std::string host_;
   int port_;
   std::string prefix_;
+  std::chrono::milliseconds timeout_;
 };
 
 class StoreSetOp final : public OperatorBase {
@@ -197,6 +200,7 @@ that exists fails (use a fresh run id for every run).
     .Arg("host", "(string) the Redis server's host name", true)
     .Arg("port", "(int) the Redis server's port", true)
     .Arg("prefix", "(string, default \"\") prepended to every key, usually the run id")
+    .Arg("timeout_ms", "(int, default 30000) how long a command may wait for the server's answer")
     .Output(0, "handler", "the store handler");
 
 OPERATOR_SCHEMA(StoreSet)

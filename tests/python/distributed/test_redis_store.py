@@ -63,6 +63,33 @@ def test_unreachable_server_names_host_and_port():
             core.CreateOperator("RedisStoreHandlerCreate", [], ["h"], host="127.0.0.1"))
 
 
+def test_a_server_that_never_answers_is_named_within_the_timeout():
+    # Accepts the connection (the kernel's backlog does) but never replies to a command.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(4)
+        port = silent.getsockname()[1]
+        create_handler("redis", host="127.0.0.1", port=port, prefix="p", timeout_ms=1000)
+        with pytest.raises(RuntimeError) as info:
+            store_set("handler", "k", np.array([1.0], np.float32))
+        # One connection, no retry on a timeout (a retry would wait the timeout again).
+        silent.settimeout(0.5)
+        connections = []
+        try:
+            while True:
+                connections.append(silent.accept()[0])
+        except OSError:
+            pass
+        for c in connections:
+            c.close()
+    assert len(connections) == 1, len(connections)
+    message = str(info.value)
+    assert "Redis at 127.0.0.1:{} did not answer SETNX for key 'k' within 1000 ms".format(port) in message
+    workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))
+    with pytest.raises(RuntimeError, match="'timeout_ms' must be positive, got -1"):
+        create_handler("redis", host="127.0.0.1", port=port, timeout_ms=-1)
+
+
 RENDEZVOUS = r"""
 import sys
 import numpy as np

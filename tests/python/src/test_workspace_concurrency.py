@@ -3,7 +3,6 @@ the workspace, deleting or overwriting the running net, and feeding a blob the n
 with an error naming the net; other blobs may be fed meanwhile. Also: the empty workspace name,
 RunNet's num_iter, and a DAG net asking for absurdly many workers."""
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -16,21 +15,22 @@ fresh_workspace = fresh_workspace_fixture("concurrency_test")
 
 
 def slow_net(name="slow"):
-    """A net that runs for a while: a Python op that sleeps until released."""
-    release = threading.Event()
+    """A net that runs until released: a Python op that says it has started, then waits."""
+    started, release = threading.Event(), threading.Event()
 
     def wait(inputs, outputs):
-        release.wait(30)
+        started.set()
+        release.wait(60)
         outputs[0].feed(inputs[0].data * 2)
 
     net = core.Net(name)
     net.Python(wait)(["x"], ["y"])
     workspace.FeedBlob("x", np.ones(3, np.float32))
     workspace.CreateNet(net)
-    return net, release
+    return net, started, release
 
 
-def run_in_thread(net):
+def run_in_thread(net, started):
     errors = []
 
     def body():
@@ -40,13 +40,13 @@ def run_in_thread(net):
             errors.append(e)
     thread = threading.Thread(target=body)
     thread.start()
-    time.sleep(0.3)  # the thread is now inside the Python op (it waits for `release`)
+    assert started.wait(60), "the net never started"  # it now runs, inside the Python op
     return thread, errors
 
 
 def test_a_running_net_keeps_its_workspace_net_and_blobs():
-    net, release = slow_net()
-    thread, errors = run_in_thread(net)
+    net, started, release = slow_net()
+    thread, errors = run_in_thread(net, started)
     try:
         assert_clear_error(workspace.ResetWorkspace, "reset workspace 'concurrency_test'", "net 'slow'")
         assert_clear_error(lambda: workspace.FeedBlob("x", np.zeros(3, np.int64)), "feed blob 'x'",

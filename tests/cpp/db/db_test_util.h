@@ -1,5 +1,5 @@
 // Helpers shared by the DB and serialization tests: a temporary directory removed at the end of
-// each test, and whole-file reads.
+// each test, whole-file reads and writes, and DBs written and read back record by record.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,10 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "core/db/db.h"
 
 namespace caffe2 {
 namespace testing {
@@ -51,6 +55,35 @@ std::string ErrorOf(Fn fn) {
     return e.what();
   }
   return "";
+}
+
+using Records = std::vector<std::pair<std::string, std::string>>;
+
+// Writes `records` through one transaction, then closes the DB; with close = false the DB is left
+// unclosed, as by a process killed mid-save (the handle leaks).
+inline void WriteRecords(const std::string& type, const std::string& path, const Records& records,
+                         db::Mode mode = db::NEW, bool close = true) {
+  auto out = db::CreateDB(type, path, mode);
+  ASSERT_NE(out, nullptr);
+  auto txn = out->NewTransaction();
+  for (const auto& kv : records) txn->Put(kv.first, kv.second);
+  txn->Commit();
+  txn.reset();
+  if (close) {
+    out->Close();
+  } else {
+    out.release();
+  }
+}
+
+// Every record a cursor shows, in its order.
+inline Records ReadAll(const std::string& type, const std::string& path) {
+  auto in = db::CreateDB(type, path, db::READ);
+  Records records;
+  for (auto cursor = in->NewCursor(); cursor->Valid(); cursor->Next()) {
+    records.emplace_back(cursor->key(), cursor->value());
+  }
+  return records;
 }
 
 }  // namespace testing

@@ -17,29 +17,10 @@ namespace {
 
 using db::CreateDB;
 using testing::ErrorOf;
+using testing::ReadAll;
+using testing::Records;
 using testing::TempDir;
-
-using Records = std::vector<std::pair<std::string, std::string>>;
-
-void WriteRecords(const std::string& type, const std::string& path, const Records& records,
-                  db::Mode mode = db::NEW) {
-  auto out = CreateDB(type, path, mode);
-  ASSERT_NE(out, nullptr);
-  auto txn = out->NewTransaction();
-  for (const auto& kv : records) txn->Put(kv.first, kv.second);
-  txn->Commit();
-  txn.reset();
-  out->Close();
-}
-
-Records ReadAll(const std::string& type, const std::string& path) {
-  auto in = CreateDB(type, path, db::READ);
-  Records records;
-  for (auto cursor = in->NewCursor(); cursor->Valid(); cursor->Next()) {
-    records.emplace_back(cursor->key(), cursor->value());
-  }
-  return records;
-}
+using testing::WriteRecords;
 
 // Ten records "k00".."k09" -> "v0".."v9", in key order.
 Records TenRecords() {

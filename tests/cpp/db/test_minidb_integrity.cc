@@ -17,30 +17,14 @@ namespace {
 
 using db::CreateDB;
 using testing::ErrorOf;
+using testing::Records;
 using testing::TempDir;
-using Records = std::vector<std::pair<std::string, std::string>>;
 
 void Write(const std::string& path, const Records& records, db::Mode mode = db::NEW, bool close = true) {
-  auto out = CreateDB("minidb", path, mode);
-  auto txn = out->NewTransaction();
-  for (const auto& kv : records) txn->Put(kv.first, kv.second);
-  txn->Commit();
-  txn.reset();
-  if (close) {
-    out->Close();
-  } else {
-    out.release();  // as a process killed mid-save: no Close, no trailer (the handle leaks)
-  }
+  testing::WriteRecords("minidb", path, records, mode, close);
 }
 
-Records Read(const std::string& path) {
-  auto in = CreateDB("minidb", path, db::READ);
-  Records records;
-  for (auto cursor = in->NewCursor(); cursor->Valid(); cursor->Next()) {
-    records.emplace_back(cursor->key(), cursor->value());
-  }
-  return records;
-}
+Records Read(const std::string& path) { return testing::ReadAll("minidb", path); }
 
 const Records kRecords = {{"w", std::string(24, '\x40')}, {"name", "hello"}, {"b", "\x01\x02\x03"}};
 

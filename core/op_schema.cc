@@ -181,6 +181,8 @@ void OpSchema::Verify(const OperatorDef& def) const {
 
 std::vector<TensorShape> OpSchema::InferTensor(const OperatorDef& def,
                                                const std::vector<TensorShape>& inputs) const {
+  // The inference functions rely on the counts and arguments the schema guarantees.
+  Verify(def);
   if (tensor_inference_) return tensor_inference_(def, inputs);
   std::vector<TensorShape> out(def.output_size());
   for (auto& s : out) s.set_unknown_shape(true);

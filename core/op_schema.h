@@ -78,6 +78,7 @@ class OpSchema {
   void Verify(const OperatorDef& def) const;
   bool Allowed(int num_inputs, int num_outputs) const;
   int CalculateOutput(int num_inputs) const;
+  // The output shapes from the inference function (unknown without one), after Verify(def).
   std::vector<TensorShape> InferTensor(const OperatorDef& def,
                                        const std::vector<TensorShape>& inputs) const;
   bool HasTensorInference() const { return static_cast<bool>(tensor_inference_); }

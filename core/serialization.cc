@@ -82,8 +82,7 @@ void DeserializeTensorBlob(const BlobProto& proto, Blob* blob) {
   }
   bool partial = false;
   if (tp.has_segment()) {
-    int64_t numel = 1;
-    for (int64_t d : tp.dims()) numel *= d;
+    const int64_t numel = CheckedNumel(std::vector<int64_t>(tp.dims().begin(), tp.dims().end()));
     partial = tp.segment().begin() != 0 || tp.segment().end() != numel;
   }
   Tensor* tensor = nullptr;
@@ -401,12 +400,7 @@ void SerializeTensor(const Tensor& tensor, const std::string& name, int64_t begi
 
 void DeserializeTensor(const TensorProto& proto, Tensor* tensor) {
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
-  int64_t numel = 1;
-  for (int64_t d : dims) {
-    C2_ENFORCE(d >= 0, "negative dimension in dims ", Tensor::DimsString(dims));
-    C2_ENFORCE(d == 0 || numel <= INT64_MAX / d, "dims ", Tensor::DimsString(dims), " overflow");
-    numel *= d;
-  }
+  const int64_t numel = CheckedNumel(dims);
   int64_t begin = 0, end = numel;
   if (proto.has_segment()) {
     begin = proto.segment().begin();

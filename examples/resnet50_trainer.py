@@ -304,10 +304,16 @@ def Train(args):
         bucket_size_mb=args.bucket_size_mb)
     data_parallel_model.OptimizeGradientMemory(train_model, {}, set(), False)
     if args.seed is not None:
-        # Every random fill of the initial parameters draws from a fixed seed.
+        # Every random fill of the initial parameters draws from a fixed seed, and so does the
+        # augmentation (per shard: each shard's records get their own draws). ImageInput seeds each
+        # record from this and the record's place in the reader, so a resumed run (its reader
+        # advanced by DBReaderSkip) augments every record as the uninterrupted run did.
         for op in train_model.param_init_net.Proto().op:
             if not op.device_option.HasField("random_seed"):
                 op.device_option.random_seed = args.seed
+        for op in train_model.net.Proto().op:
+            if op.type == "ImageInput" and not op.device_option.HasField("random_seed"):
+                op.device_option.random_seed = (args.seed * 1000003 + shard_id + 1) % 2**32
     workspace.RunNetOnce(train_model.param_init_net)
     workspace.CreateNet(train_model.net)
 

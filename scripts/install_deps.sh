@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package the project needs (idempotent; uses sudo when not root).
+# Installs every Debian package the project needs (idempotent; uses sudo when not root). clang and its
+# runtimes build the sanitizer and fuzzing job (scripts/run_sanitizers.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -12,6 +13,7 @@ PACKAGES=(
   python3-networkx python3-pydot graphviz libhiredis-dev redis-server
   python3-torch libtcmalloc-minimal4 libgloo-dev libdnnl-dev
   libopenmpi-dev openmpi-bin
+  clang libclang-rt-14-dev
 )
 
 SUDO=""

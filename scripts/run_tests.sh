@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets everything up, then runs every test: C++ (ctest) and Python (pytest).
+# Sets everything up, then runs every test: C++ (ctest) and Python (pytest), then the sanitizer and
+# fuzzing job (scripts/run_sanitizers.sh; C2_SKIP_SANITIZERS=1 leaves it out of a local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,4 +11,8 @@ echo "setup and build: $(( $(date +%s) - start )) s"
 ctest --test-dir build --output-on-failure -j2
 # Hypothesis draws the same examples on every run (profile "ci"), so a result never depends on luck.
 CAFFE2_HYPOTHESIS_PROFILE="${CAFFE2_HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python
+echo "main suites: $(( $(date +%s) - start )) s"
+if [ "${C2_SKIP_SANITIZERS:-0}" != "1" ]; then
+  bash scripts/run_sanitizers.sh
+fi
 echo "total: $(( $(date +%s) - start )) s"

@@ -54,6 +54,10 @@ class DB {
   // Cursors need READ mode for minidb; transactions need WRITE or NEW.
   virtual std::unique_ptr<Cursor> NewCursor() = 0;
   virtual std::unique_ptr<Transaction> NewTransaction() = 0;
+  // Checks the DB against the integrity records this runtime writes with it (core/db/integrity.h)
+  // and throws an error naming the DB when they disagree. Load calls it before reading; minidb
+  // checks every cursor it opens instead, so its version does nothing.
+  virtual void VerifyIntegrity() {}
 
   const std::string& source() const { return source_; }
   Mode mode() const { return mode_; }

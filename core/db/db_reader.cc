@@ -37,6 +37,7 @@ void DBReader::Open(const std::string& db_type, const std::string& source, int n
   source_ = source;
   num_shards_ = num_shards;
   shard_id_ = shard_id;
+  reads_ = 0;
   MoveToBeginning();
 }
 
@@ -55,7 +56,7 @@ void DBReader::MoveToBeginning() const {
              "' has only ", shard_id_, " records, fewer than needed for shard_id ", shard_id_);
 }
 
-void DBReader::Read(std::string* key, std::string* value) const {
+int64_t DBReader::Read(std::string* key, std::string* value) const {
   std::lock_guard<std::mutex> lock(mutex_);
   CheckOpen();
   if (!cursor_->Valid()) MoveToBeginning();  // the cursor was run off the end by Load
@@ -69,6 +70,7 @@ void DBReader::Read(std::string* key, std::string* value) const {
       break;
     }
   }
+  return reads_++;
 }
 
 void DBReader::SeekToFirst() const {

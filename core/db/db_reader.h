@@ -11,6 +11,12 @@
 // db_type, key of the next record to read). Restoring seeks to that key (Seek when the backend
 // supports it, a scan otherwise). Restoring into a blob that already holds a reader of the same
 // source and type keeps that reader's sharding; a fresh reader reads unsharded.
+//
+// Each Read also returns its read index: 0 for the first record this reader delivered, then 1, 2, ...
+// (a restore does not change it). Ops that draw random numbers per record (ImageInput's
+// augmentation) seed them from this index, so a record's treatment depends on its place in the
+// stream, not on thread timing, and a resumed run that skips the records it already read (the
+// DBReaderSkip op) draws exactly what the uninterrupted run drew.
 #pragma once
 
 #include <memory>
@@ -38,8 +44,9 @@ class DBReader {
             int shard_id = 0);
   bool is_open() const { return cursor_ != nullptr; }
 
-  // The record under the cursor; then advances num_shards records (wrapping around).
-  void Read(std::string* key, std::string* value) const;
+  // The record under the cursor; then advances num_shards records (wrapping around). Returns the
+  // read index (see above).
+  int64_t Read(std::string* key, std::string* value) const;
   // Back to this shard's first record.
   void SeekToFirst() const;
   // Positions the cursor at `key` (the first key >= it on seekable backends); throws when absent.
@@ -64,6 +71,7 @@ class DBReader {
   int shard_id_ = 0;
   std::unique_ptr<DB> db_;
   std::unique_ptr<Cursor> cursor_;
+  mutable int64_t reads_ = 0;
   mutable std::mutex mutex_;
 };
 

@@ -1,6 +1,8 @@
 // leveldb: the source is a LevelDB directory (spec §5.10). READ requires it to exist, WRITE creates
 // it when missing, NEW requires that it does not exist. Cursors iterate in byte-wise key order;
-// transactions buffer a WriteBatch that Commit writes.
+// transactions buffer the records that Commit writes as one WriteBatch, with the store's updated seal
+// (core/db/integrity.h). LevelDB's own block checksums are verified on every read (paranoid
+// checks), so a damaged table or log is an error naming the store.
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
@@ -11,6 +13,7 @@
 #include <mutex>
 
 #include "core/db/db.h"
+#include "core/db/integrity.h"
 #include "core/enforce.h"
 #include "core/logging.h"
 
@@ -22,30 +25,43 @@ namespace {
 struct LevelDBHandle {
   std::unique_ptr<leveldb::DB> db;
   std::string path;
+  std::mutex commit_mutex;  // a commit reads the seal and writes it back
+
+  leveldb::ReadOptions Reading() const {
+    leveldb::ReadOptions options;
+    options.verify_checksums = true;
+    options.fill_cache = false;
+    return options;
+  }
+  bool Get(const std::string& key, std::string* value) const {
+    const leveldb::Status s = db->Get(Reading(), key, value);
+    if (s.IsNotFound()) return false;
+    C2_ENFORCE(s.ok(), "reading key '", key, "' of leveldb '", path, "' failed: ", s.ToString());
+    return true;
+  }
 };
 
+// `raw` cursors also show the integrity records (for VerifyIntegrity).
 class LevelDBCursor final : public Cursor {
  public:
-  explicit LevelDBCursor(std::shared_ptr<LevelDBHandle> handle) : handle_(std::move(handle)) {
-    leveldb::ReadOptions options;
-    options.fill_cache = false;
-    iter_.reset(handle_->db->NewIterator(options));
+  LevelDBCursor(std::shared_ptr<LevelDBHandle> handle, bool raw) : handle_(std::move(handle)), raw_(raw) {
+    iter_.reset(handle_->db->NewIterator(handle_->Reading()));
     SeekToFirst();
   }
 
   bool SupportsSeek() override { return true; }
   void Seek(const std::string& key) override {
     iter_->Seek(key);
-    CheckStatus();
+    Settle();
   }
   void SeekToFirst() override {
     iter_->SeekToFirst();
-    CheckStatus();
+    Settle();
   }
   void Next() override {
     C2_ENFORCE(iter_->Valid(), "Next() past the end of leveldb '", handle_->path, "'");
     iter_->Next();
-    CheckStatus();
+    Settle();
   }
   std::string key() override {
     C2_ENFORCE(iter_->Valid(), "key() past the end of leveldb '", handle_->path, "'");
@@ -58,44 +74,87 @@ class LevelDBCursor final : public Cursor {
   bool Valid() override { return iter_->Valid(); }
 
  private:
-  void CheckStatus() {
+  // Steps over the integrity records (unless raw) and checks the iterator's status.
+  void Settle() {
+    while (!raw_ && iter_->Valid() && IsKeyedIntegrityKey(iter_->key().ToString())) iter_->Next();
     leveldb::Status s = iter_->status();
     C2_ENFORCE(s.ok(), "reading leveldb '", handle_->path, "' failed: ", s.ToString());
   }
 
   // Declared first so that the iterator is destroyed before the database.
   std::shared_ptr<LevelDBHandle> handle_;
+  bool raw_;
   std::unique_ptr<leveldb::Iterator> iter_;
 };
 
+// Buffers the records put since the last commit; Commit writes them with the seal adjusted by them
+// (old records out, new ones in) as one batch.
 class LevelDBTransaction final : public Transaction {
  public:
   explicit LevelDBTransaction(std::shared_ptr<LevelDBHandle> handle) : handle_(std::move(handle)) {}
   ~LevelDBTransaction() override {
     try {
-      Commit();
+      Write(/*finish=*/true);
     } catch (const std::exception& e) {
       C2_LOG(Error) << e.what();
     }
   }
 
   void Put(const std::string& key, const std::string& value) override {
-    batch_.Put(key, value);
-    ++pending_;
+    C2_ENFORCE(!IsKeyedIntegrityKey(key), "leveldb '", handle_->path, "': the key '", key,
+               "' is reserved for the store's integrity records");
+    pending_[key] = value;
   }
 
-  void Commit() override {
-    if (pending_ == 0) return;
-    leveldb::Status s = handle_->db->Write(leveldb::WriteOptions(), &batch_);
-    batch_.Clear();
-    pending_ = 0;
+  void Commit() override { Write(/*finish=*/false); }
+
+ private:
+  void Write(bool finish) {
+    if (pending_.empty() && !(finish && sealing_)) return;
+    std::lock_guard<std::mutex> lock(handle_->commit_mutex);
+    leveldb::WriteBatch batch;
+    if (!started_) Start(&batch);
+    KeyedSeal delta;
+    for (const auto& record : pending_) {
+      std::string old;
+      if (sealing_ && handle_->Get(record.first, &old)) delta.Remove(record.first, old);
+      delta.Add(record.first, record.second);
+      batch.Put(record.first, record.second);
+    }
+    if (sealing_) {
+      KeyedSeal seal;
+      std::string stored;
+      if (handle_->Get(kKeyedSealKey, &stored)) ParseKeyedSeal(stored, &seal);
+      seal.count += delta.count;
+      seal.sum += delta.sum;
+      batch.Put(kKeyedSealKey, KeyedSealValue(seal));
+      if (finish) batch.Delete(kKeyedWritingKey);
+    }
+    pending_.clear();
+    if (finish) sealing_ = false;
+    leveldb::Status s = handle_->db->Write(leveldb::WriteOptions(), &batch);
     C2_ENFORCE(s.ok(), "writing to leveldb '", handle_->path, "' failed: ", s.ToString());
   }
 
- private:
+  // The first commit: a store with a seal, or an empty one, is sealed; one upstream wrote is not.
+  void Start(leveldb::WriteBatch* batch) {
+    started_ = true;
+    std::string stored;
+    if (handle_->Get(kKeyedSealKey, &stored)) {
+      KeyedSeal seal;
+      C2_ENFORCE(ParseKeyedSeal(stored, &seal), "leveldb '", handle_->path,
+                 "' is corrupt: its integrity record cannot be read");
+      sealing_ = true;
+    } else {
+      LevelDBCursor cursor(handle_, /*raw=*/false);
+      sealing_ = !cursor.Valid();
+    }
+    if (sealing_) batch->Put(kKeyedWritingKey, KeyedWritingValue());
+  }
+
   std::shared_ptr<LevelDBHandle> handle_;
-  leveldb::WriteBatch batch_;
-  size_t pending_ = 0;
+  std::map<std::string, std::string> pending_;
+  bool started_ = false, sealing_ = false;
 };
 
 // LevelDB allows one open handle per directory and process, so handles opened for READ or WRITE
@@ -130,12 +189,17 @@ class LevelDB final : public DB {
       if (it != open.handles.end()) handle_ = it->second.lock();
       if (handle_) return;
     }
+    // leveldb's open creates the directory (with LOCK and LOG files) before it finds that the store
+    // is missing; reading a missing store must leave nothing behind.
+    C2_ENFORCE(mode != READ || std::filesystem::exists(std::filesystem::path(source) / "CURRENT"), "leveldb '",
+               source, "' does not exist (no CURRENT file)");
     leveldb::Options options;
     options.block_size = 65536;
     options.write_buffer_size = 256 << 20;
     options.max_open_files = 100;
     options.error_if_exists = mode == NEW;
     options.create_if_missing = mode != READ;
+    options.paranoid_checks = true;
     leveldb::DB* db = nullptr;
     leveldb::Status s = leveldb::DB::Open(options, source, &db);
     C2_ENFORCE(s.ok(), "leveldb cannot open '", source, "': ", s.ToString());
@@ -149,7 +213,12 @@ class LevelDB final : public DB {
 
   std::unique_ptr<Cursor> NewCursor() override {
     C2_ENFORCE(handle_ != nullptr, "leveldb '", source_, "' is closed");
-    return std::make_unique<LevelDBCursor>(handle_);
+    return std::make_unique<LevelDBCursor>(handle_, /*raw=*/false);
+  }
+  void VerifyIntegrity() override {
+    C2_ENFORCE(handle_ != nullptr, "leveldb '", source_, "' is closed");
+    LevelDBCursor raw(handle_, /*raw=*/true);
+    VerifyKeyedStore(&raw, "leveldb '" + source_ + "'");
   }
   std::unique_ptr<Transaction> NewTransaction() override {
     C2_ENFORCE(handle_ != nullptr, "leveldb '", source_, "' is closed");

@@ -1,7 +1,7 @@
 // minidb: one file of records [int32 key_len][int32 value_len][key][value] in native byte order
 // (spec §5.10). NEW truncates, WRITE appends, READ reads in file order. Each cursor reads through its
 // own file handle; transactions append whole records under the DB's lock and flush on Commit.
-// Files written here carry integrity records (minidb_integrity.h), verified when a cursor opens.
+// Files written here carry integrity records (integrity.h), verified when a cursor opens.
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "core/db/db.h"
-#include "core/db/minidb_integrity.h"
+#include "core/db/integrity.h"
 #include "core/enforce.h"
 #include "core/logging.h"
 
@@ -43,7 +43,7 @@ struct MiniDBFile {
     bool ok = std::fwrite(lens, sizeof(lens), 1, file) == 1 && std::fwrite(key.data(), key.size(), 1, file) == 1 &&
               std::fwrite(value.data(), value.size(), 1, file) == 1;
     C2_ENFORCE(ok, "cannot write record '", key, "' to minidb '", path, "': ", ErrnoText());
-    if (!IsMiniDBIntegrityKey(key)) session.Add(lens, key, value);
+    if (!IsMiniDBIntegrityKey(key)) session.Add(key, value);
   }
 };
 
@@ -122,8 +122,7 @@ class MiniDBCursor final : public Cursor {
         session_start = offset_;
         closed = true;
       } else if (key_ != kMiniDBHeaderKey) {
-        const int32_t lens[2] = {static_cast<int32_t>(key_.size()), static_cast<int32_t>(value_.size())};
-        sum.Add(lens, key_, value_);
+        sum.Add(key_, value_);
         closed = false;
       }
     }

@@ -64,6 +64,15 @@ class TaskGroup {
   std::exception_ptr error_;
 };
 
+// The seed of one record's generator: SplitMix64 of the op's seed and the record's read index, so
+// neighbouring indices get unrelated streams.
+uint32_t RecordSeed(uint64_t op_seed, int64_t read_index) {
+  uint64_t z = op_seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(read_index) + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<uint32_t>(z ^ (z >> 31));
+}
+
 template <class T>
 void WriteRow(const ValueRow& row, T* dst) {
   for (size_t k = 0; k < row.values.size(); ++k) dst[k] = static_cast<T>(row.values[k]);
@@ -220,7 +229,7 @@ ImageInputOp::ImageInputOp(const OperatorDef& def, Workspace* ws)
   C2_ENFORCE(threads >= 1, "decode_threads must be >= 1, got ", threads);
   pool_ = std::make_unique<ThreadPool>(threads);
   const DeviceOption& option = device_option();
-  rng_.seed(option.has_random_seed() ? option.random_seed() : RandomNumberSeed());
+  seed_ = option.has_random_seed() ? option.random_seed() : RandomNumberSeed();
 
   if (InputSize() == 0) {
     const std::string db = GetSingleArgument<std::string>("db", "");
@@ -264,7 +273,8 @@ void ImageInputOp::ReadInputs() {
   db_name_ = MakeString(r.db_type(), " DB '", r.source(), "'");
   keys_.resize(batch_size_);
   values_.resize(batch_size_);
-  for (int i = 0; i < batch_size_; ++i) r.Read(&keys_[i], &values_[i]);
+  read_indices_.resize(batch_size_);
+  for (int i = 0; i < batch_size_; ++i) read_indices_[i] = r.Read(&keys_[i], &values_[i]);
 }
 
 void ImageInputOp::Prefetch() {
@@ -273,7 +283,7 @@ void ImageInputOp::Prefetch() {
   data_.raw_mutable_data(TypeMeta::FromDataType(gpu_transform_ ? DataType::UINT8 : output_type_));
 
   std::vector<uint32_t> seeds(batch_size_);
-  for (auto& seed : seeds) seed = rng_();
+  for (int i = 0; i < batch_size_; ++i) seeds[i] = RecordSeed(seed_, read_indices_[i]);
   TaskGroup group(batch_size_);
   for (int i = 0; i < batch_size_; ++i) {
     pool_->Run([this, i, &seeds, &group] {

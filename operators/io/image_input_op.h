@@ -16,8 +16,10 @@
 // with use_gpu_transform=1 the decode threads only crop (and mirror, also in test mode, without
 // colour jitter or lighting, as upstream) into uint8 NHWC, and a kernel normalizes the bytes into
 // the data output, NCHW (batch_size, C, crop, crop) in output_type.
-// Randomness: each image gets its own generator seeded from the op's generator (seeded from the
-// DeviceOption's random_seed when set), so batches are reproducible whatever the thread timing.
+// Randomness: each image gets its own generator, seeded from the op's seed (the DeviceOption's
+// random_seed when set) and the record's read index in the reader (core/db/db_reader.h). A batch is
+// thus reproducible whatever the thread timing, and a run resumed after DBReaderSkip augments each
+// record exactly as the uninterrupted run did.
 // Errors (corrupt record, wrong number of protos, undecodable image, image smaller than the crop,
 // bad labels) name the DB, the record key and the problem, also when raised on a decode thread.
 #pragma once
@@ -66,12 +68,13 @@ class ImageInputOp : public PrefetchOperator {
   bool gpu_transform_ = false;  // use_gpu_transform on a CUDA device
   int channels_ = 3;
   std::unique_ptr<db::DBReader> owned_reader_;
-  std::mt19937 rng_;
+  uint64_t seed_ = 0;
   std::unique_ptr<ThreadPool> pool_;
 
   // The batch being prepared: its raw records (read by ReadInputs) and what they become.
   std::string db_name_;  // "<type> DB '<source>'", for errors
   std::vector<std::string> keys_, values_;
+  std::vector<int64_t> read_indices_;
   std::vector<ImageRecord> records_;
   Tensor data_, label_;
   std::vector<std::unique_ptr<Tensor>> extras_;

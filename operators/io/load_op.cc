@@ -72,6 +72,7 @@ bool LoadOp::RunOnDevice() {
       std::unique_ptr<db::DB> in = db::CreateDB(db_type_, db_paths_[i], db::READ);
       C2_ENFORCE(in != nullptr, "unknown db_type '", db_type_, "' for DB '", db_paths_[i],
                  "' (registered: ", RegisteredDBsString(), ")");
+      in->VerifyIntegrity();  // a damaged or half-written checkpoint is an error, not a subset
       std::unique_ptr<db::Cursor> cursor = in->NewCursor();
       Extract(cursor.get(), static_cast<int>(i), db_labels_.back());
     }
@@ -157,8 +158,7 @@ void LoadOp::LoadRecord(const std::string& db_key, const std::string& blob_name,
           tp->mutable_device_detail()->set_cuda_gpu_id(device().id);
         }
       }
-      int64_t total = 1;
-      for (int64_t d : tp->dims()) total *= d;
+      const int64_t total = CheckedNumel(std::vector<int64_t>(tp->dims().begin(), tp->dims().end()));
       const int64_t begin = tp->has_segment() ? tp->segment().begin() : 0;
       const int64_t end = tp->has_segment() ? tp->segment().end() : total;
       if (first) st.total = total;

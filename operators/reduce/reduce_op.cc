@@ -1,6 +1,7 @@
 // ReduceSum / ReduceMean: [X] -> [Y], X summed (averaged) over `axes` (ints; all axes when empty;
 // negative values count from the end; duplicates ignored). With `keepdims` (1) the reduced axes
-// stay as size-1 dims, else they are dropped. float, double. No gradient yet: asking for one is an
+// stay as size-1 dims, else they are dropped. The mean of an empty extent is an error (the sum is 0).
+// float, double. No gradient yet: asking for one is an
 // error (upstream GRADIENT_NOT_IMPLEMENTED_YET).
 #include <Eigen/Core>
 #include <algorithm>
@@ -91,6 +92,7 @@ class ReduceOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const std::vector<int> axes = ResolveAxes(axes_, X.dims());
+    if (kMean) CheckMeanExtent(X, axes);
     const std::vector<int64_t> out_dims = ReducedDims(X.dims(), axes, keepdims_);
     int64_t count = 1;
     for (int a : axes) count *= X.dims()[a];

@@ -84,6 +84,7 @@ class CudaReduceOp final : public Operator<CUDAContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const std::vector<int> axes = ResolveAxes(axes_, X.dims());
+    if (kMean) CheckMeanExtent(X, axes);
     const ReduceLayout layout = MakeLayout(X.dims(), axes);
     const bool ok = DispatchType(X.meta(), TypeList<float, double>{}, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/enforce.h"
 #include "core/tensor.h"
 
 namespace caffe2 {
@@ -38,6 +39,19 @@ inline std::vector<int64_t> ReducedDims(const std::vector<int64_t>& dims, const 
       out.push_back(1);
   }
   return out;
+}
+
+// ReduceMean's empty-input rule (docs/empty_inputs.md): a mean over no elements is undefined, so
+// reducing an empty extent into a non-empty output is an error (ReduceSum gives 0).
+inline void CheckMeanExtent(const Tensor& X, const std::vector<int>& axes) {
+  int64_t count = 1, outputs = 1;
+  for (size_t i = 0; i < X.dims().size(); ++i) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int>(i));
+    (reduced ? count : outputs) *= X.dims()[i];
+  }
+  C2_ENFORCE(count > 0 || outputs == 0, "X ", Tensor::DimsString(X.dims()), " reduced over axes ",
+             Tensor::DimsString(std::vector<int64_t>(axes.begin(), axes.end())),
+             " is an empty extent: the mean of 0 elements is undefined (ReduceSum gives 0)");
 }
 
 }  // namespace caffe2

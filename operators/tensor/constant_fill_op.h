@@ -26,8 +26,7 @@ class ConstantFillOp final : public FillerOp {
       float_value_ = static_cast<double>(value->i());
       int_value_ = value->i();
     } else if (value && value->has_f()) {
-      float_value_ = value->f();
-      int_value_ = static_cast<int64_t>(value->f());
+      float_value_ = value->f();  // only float dtypes take it, so no integer conversion
       C2_ENFORCE(dtype_ == DataType::FLOAT || dtype_ == DataType::DOUBLE ||
                      dtype_ == DataType::FLOAT16,
                  "'value' ", value->f(), " is a float but dtype is ", DataTypeName(dtype_));

@@ -45,7 +45,7 @@ class LengthsReducerOp final : public Operator<CPUContext> {
     const float* w = nullptr;
     if (weighted) {
       CheckLengthsWeights(Input(1), n, kSparse ? "WEIGHTS" : "SCALARS");
-      w = Input(1).data<float>();
+      w = this->Input(1).template data<float>();
     }
     std::vector<int64_t> dims = data.dims();
     dims[0] = static_cast<int64_t>(lengths.size());
@@ -87,7 +87,7 @@ class LengthsReducerGradientOp final : public Operator<CPUContext> {
     const float* w = nullptr;
     if (kReduce == Reduce::kWeightedSum) {
       CheckLengthsWeights(Input(1), n, "weights");
-      w = Input(1).data<float>();
+      w = this->Input(1).template data<float>();
     }
     std::vector<int64_t> dims = dY.dims();
     dims[0] = n;

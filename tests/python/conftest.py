@@ -1,4 +1,5 @@
-"""Puts the source tree's python/ first on sys.path, so tests import the package under test, and
+"""Puts the source tree's python/ first on sys.path, so tests import the package under test (or the
+folder C2_TEST_PYTHON_ROOT names: scripts/run_sanitizers.sh points it at the sanitized build), and
 provides `redis_server`: a real redis-server on a free loopback port for the session."""
 import os
 import shutil
@@ -11,7 +12,7 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.environ.get("C2_TEST_PYTHON_ROOT") or os.path.join(ROOT, "python"))
 
 
 def _free_port():

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -59,21 +61,37 @@ std::string ErrorOf(Fn fn) {
 
 using Records = std::vector<std::pair<std::string, std::string>>;
 
-// Writes `records` through one transaction, then closes the DB; with close = false the DB is left
-// unclosed, as by a process killed mid-save (the handle leaks).
+// Writes `records` through one transaction, then closes the DB. With close = false a child process
+// writes and commits them, then exits without destroying the transaction or the DB, as a process
+// killed mid-save after its last commit.
 inline void WriteRecords(const std::string& type, const std::string& path, const Records& records,
                          db::Mode mode = db::NEW, bool close = true) {
+  if (!close) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        auto out = db::CreateDB(type, path, mode);
+        auto txn = out->NewTransaction();
+        for (const auto& kv : records) txn->Put(kv.first, kv.second);
+        txn->Commit();
+        _exit(0);
+      } catch (...) {
+        _exit(1);
+      }
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the writing child failed";
+    return;
+  }
   auto out = db::CreateDB(type, path, mode);
   ASSERT_NE(out, nullptr);
   auto txn = out->NewTransaction();
   for (const auto& kv : records) txn->Put(kv.first, kv.second);
   txn->Commit();
   txn.reset();
-  if (close) {
-    out->Close();
-  } else {
-    out.release();
-  }
+  out->Close();
 }
 
 // Every record a cursor shows, in its order.

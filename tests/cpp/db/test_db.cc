@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "core/db/db.h"
 #include "core/db/db_reader.h"
-#include "core/db/minidb_integrity.h"
+#include "core/db/integrity.h"
 #include "core/serialization.h"
 #include "db_test_util.h"
 
@@ -74,6 +75,11 @@ TEST_P(AllDBs, MissingPathNamesThePathAndType) {
   std::string err = ErrorOf([&] { CreateDB(GetParam(), path, db::READ); });
   EXPECT_NE(err.find(path), std::string::npos) << err;
   EXPECT_NE(err.find(GetParam()), std::string::npos) << err;
+  // Opening a missing DB for reading leaves nothing behind (leveldb's own open would create the
+  // directory with a LOCK and a LOG file before failing).
+  const std::string missing = dir / "missing";
+  EXPECT_NE(ErrorOf([&] { CreateDB(GetParam(), missing, db::READ); }).find(missing), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, AllDBs, ::testing::Values("minidb", "lmdb", "leveldb"));
@@ -112,12 +118,11 @@ TEST(MiniDB, ExactByteLayout) {
   TempDir dir;
   WriteRecords("minidb", dir / "m", {{"ab", "xyz"}, {"k", "v"}});
   // The data records as upstream writes them, between the integrity header and the session's trailer
-  // (core/db/minidb_integrity.h).
+  // (core/db/integrity.h).
   db::MiniDBChecksum sum;
   std::string data;
   for (const auto& kv : Records{{"ab", "xyz"}, {"k", "v"}}) {
-    const int32_t lens[2] = {static_cast<int32_t>(kv.first.size()), static_cast<int32_t>(kv.second.size())};
-    sum.Add(lens, kv.first, kv.second);
+    sum.Add(kv.first, kv.second);
     data += RecordBytes(kv.first, kv.second);
   }
   EXPECT_EQ(data.substr(0, 8), std::string("\x02\0\0\0\x03\0\0\0", 8));

@@ -1,4 +1,4 @@
-// The integrity records of minidb files (core/db/minidb_integrity.h): every single-bit flip of a file
+// The integrity records of minidb files (core/db/integrity.h): every single-bit flip of a file
 // written here, a cut at any record boundary and a writer that never closed are errors naming the
 // file; the records stay valid BlobProtos for upstream readers; cursors never show them.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "caffe2/proto/caffe2.pb.h"
 #include "core/db/db.h"
 #include "core/enforce.h"
-#include "core/db/minidb_integrity.h"
+#include "core/db/integrity.h"
 #include "db_test_util.h"
 
 namespace caffe2 {

@@ -90,7 +90,7 @@ def test_a_directory_is_not_a_minidb(tmp_path):
 
 
 def test_bit_flips_and_cuts_of_a_saved_file_are_errors(tmp_path):
-    # Files written here carry integrity records (core/db/minidb_integrity.h): no changed value and
+    # Files written here carry integrity records (core/db/integrity.h): no changed value and
     # no subset of the blobs loads silently.
     path = str(tmp_path / "ckpt.minidb")
     save(path, w=np.full(4, 2.0, np.float32), s=np.array([b"hello"], dtype=object))
@@ -120,3 +120,39 @@ def test_bit_flips_and_cuts_of_a_saved_file_are_errors(tmp_path):
         f.write(data)
     load(path, [], load_all=1)
     np.testing.assert_array_equal(workspace.FetchBlob("w"), np.full(4, 2.0, np.float32))
+
+
+@pytest.mark.parametrize("db_type", ["lmdb", "leveldb"])
+def test_changed_value_in_a_keyed_store_checkpoint_is_an_error(tmp_path, db_type):
+    # lmdb and leveldb checkpoints carry a seal (core/db/integrity.h): a changed value does not load.
+    path = str(tmp_path / "ckpt")
+    marker = np.random.RandomState(1).rand(16).astype(np.float32)  # incompressible (leveldb compresses)
+    for name, value in {"w": marker, "s": np.array([b"hello"], dtype=object)}.items():
+        workspace.FeedBlob(name, value)
+    workspace.RunOperatorOnce(core.CreateOperator("Save", ["w", "s"], [], db=path, db_type=db_type,
+                                                  absolute_path=1))
+
+    def load_keyed():
+        workspace.RunOperatorOnce(core.CreateOperator("Load", [], [], db=path, db_type=db_type,
+                                                      absolute_path=1, load_all=1))
+
+    workspace.ResetWorkspace()
+    load_keyed()
+    assert sorted(workspace.Blobs()) == ["s", "w"]  # the integrity records are not blobs
+    np.testing.assert_array_equal(workspace.FetchBlob("w"), marker)
+    flipped = 0
+    for name in os.listdir(path):
+        with open(os.path.join(path, name), "rb") as f:
+            data = bytearray(f.read())
+        at = data.find(marker.tobytes())
+        while at >= 0:  # every copy (lmdb's copy-on-write leaves stale pages in the file)
+            data[at + 5] ^= 0x10
+            flipped += 1
+            at = data.find(marker.tobytes(), at + 1)
+        with open(os.path.join(path, name), "wb") as f:
+            f.write(bytes(data))
+    assert flipped
+    with pytest.raises(RuntimeError, match="orrupt") as info:
+        load_keyed()
+    assert path in str(info.value)
+    workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))

@@ -50,3 +50,95 @@ def test_pooling_an_empty_image_is_an_error(pool):
     workspace.FeedBlob("x0", np.zeros((0, 2, 4, 4), np.float32))
     run_op(pool, ["x0"], ["y0"], kernel=2)
     assert workspace.FetchBlob("y0").shape == (0, 2, 3, 3)
+
+
+# The rule of each family (docs/empty_inputs.md), one or more cases each:
+# (op, inputs {name: (shape, dtype)}, outputs, args, expected output shapes or an error fragment).
+F, I, L, B = np.float32, np.int32, np.int64, bool
+FAMILY_CASES = [
+    # element-wise, activations, casts, copies
+    ("Add", {"a": ((0, 3), F), "b": ((0, 3), F)}, ["y"], {}, [(0, 3)]),
+    ("Mul", {"a": ((0, 3), F), "b": ((3,), F)}, ["y"], {"broadcast": 1}, [(0, 3)]),
+    ("Relu", {"x": ((0, 3), F)}, ["y"], {}, [(0, 3)]),
+    ("Sigmoid", {"x": ((2, 0), F)}, ["y"], {}, [(2, 0)]),
+    ("Sum", {"a": ((0, 2), F), "b": ((0, 2), F)}, ["y"], {}, [(0, 2)]),
+    ("Cast", {"x": ((0, 2), F)}, ["y"], {"to": 2}, [(0, 2)]),
+    ("Where", {"c": ((0,), B), "a": ((0,), F), "b": ((0,), F)}, ["y"], {}, [(0,)]),
+    ("PRelu", {"x": ((0, 2, 2, 2), F), "s": ((2,), F)}, ["y"], {}, [(0, 2, 2, 2)]),
+    # shape and layout
+    ("Reshape", {"x": ((0, 4), F)}, ["y", "old"], {"shape": [-1, 2]}, [(0, 2), (2,)]),
+    ("Reshape", {"x": ((0, 4), F)}, ["y", "old"], {"shape": [0, -1]}, "cannot reshape (0, 4)"),
+    ("Transpose", {"x": ((0, 4), F)}, ["y"], {}, [(4, 0)]),
+    ("Concat", {"a": ((2, 0), F), "b": ((2, 3), F)}, ["y", "s"], {"axis": 1}, [(2, 3), (2,)]),
+    ("Split", {"x": ((0, 4), F)}, ["a", "b"], {"axis": 1}, [(0, 2), (0, 2)]),
+    ("Slice", {"x": ((0, 4), F)}, ["y"], {"starts": [0, 1], "ends": [-1, 3]}, [(0, 2)]),
+    ("Tile", {"x": ((2, 2), F)}, ["y"], {"tiles": 0, "axis": 0}, [(0, 2)]),
+    ("Flatten", {"x": ((0, 2, 3), F)}, ["y"], {}, [(0, 6)]),
+    ("ExpandDims", {"x": ((0, 2), F)}, ["y"], {"dims": [0]}, [(1, 0, 2)]),
+    # index and lookup
+    ("Gather", {"x": ((3, 2), F), "i": ((0,), I)}, ["y"], {}, [(0, 2)]),
+    ("Gather", {"x": ((0, 2), F), "i": ((1,), I)}, ["y"], {}, "index 1 at position 0 out of range"),
+    ("SparseLengthsSum", {"x": ((3, 2), F), "i": ((0,), I), "l": ((0,), I)}, ["y"], {}, [(0, 2)]),
+    ("TopK", {"x": ((0, 4), F)}, ["v", "i"], {"k": 2}, [(0, 2), (0, 2)]),
+    # linear algebra
+    ("FC", {"x": ((0, 4), F), "w": ((3, 4), F), "b": ((3,), F)}, ["y"], {}, [(0, 3)]),
+    ("FC", {"x": ((2, 4), F), "w": ((0, 4), F), "b": ((0,), F)}, ["y"], {}, [(2, 0)]),
+    ("MatMul", {"a": ((2, 0), F), "b": ((0, 2), F)}, ["y"], {}, [(2, 2)]),
+    ("BatchMatMul", {"a": ((0, 2, 3), F), "b": ((0, 3, 2), F)}, ["y"], {}, [(0, 2, 2)]),
+    # convolution, pooling, normalization in inference
+    ("Conv", {"x": ((0, 1, 5, 5), F), "w": ((2, 1, 3, 3), F), "b": ((2,), F)}, ["y"], {"kernel": 3},
+     [(0, 2, 3, 3)]),
+    ("ConvTranspose", {"x": ((0, 1, 3, 3), F), "w": ((1, 2, 3, 3), F), "b": ((2,), F)}, ["y"], {"kernel": 3},
+     [(0, 2, 5, 5)]),
+    ("SpatialBN", {"x": ((0, 2, 3, 3), F), "s": ((2,), F), "b": ((2,), F), "m": ((2,), F), "v": ((2,), F)}, ["y"],
+     {"is_test": 1}, [(0, 2, 3, 3)]),
+    ("LayerNorm", {"x": ((0, 4), F)}, ["y", "mean", "std"], {}, [(0, 4), (0, 1), (0, 1)]),
+    ("LRN", {"x": ((0, 3, 2, 2), F)}, ["y", "scale"], {"size": 3}, [(0, 3, 2, 2), (0, 3, 2, 2)]),
+    # sums
+    ("ReduceSum", {"x": ((0, 3), F)}, ["y"], {"axes": [0]}, [(1, 3)]),
+    ("SumSqrElements", {"x": ((0,), F)}, ["y"], {}, [()]),
+    ("LengthsSum", {"x": ((0, 2), F), "l": ((0,), I)}, ["y"], {}, [(0, 2)]),
+    # means, maxima, arg maxima, batch statistics
+    ("ReduceMean", {"x": ((0, 3), F)}, ["y"], {"axes": [0]}, "the mean of 0 elements is undefined"),
+    ("ReduceMean", {"x": ((0, 3), F)}, ["y"], {"axes": [1]}, [(0, 1)]),  # no mean to take
+    ("SumElements", {"x": ((0,), F)}, ["y"], {"average": 1}, "cannot average an empty tensor (0,)"),
+    ("AveragedLoss", {"x": ((0,), F)}, ["y"], {}, "cannot average an empty tensor (0,)"),
+    ("ArgMax", {"x": ((2, 0), F)}, ["y"], {}, "cannot reduce the empty axis 1 of X (2, 0)"),
+    ("TopK", {"x": ((2, 0), F)}, ["v", "i"], {"k": 1}, "k 1 is larger than dim 1 of X (2, 0)"),
+    ("SpatialBN", {"x": ((0, 2, 3, 3), F), "s": ((2,), F), "b": ((2,), F), "m": ((2,), F), "v": ((2,), F)},
+     ["y", "m", "v", "sm", "sv"], {"is_test": 0}, "batch statistics of an empty batch (0, 2, 3, 3)"),
+    # losses and metrics weighted by the batch; per-sample losses
+    ("SoftmaxWithLoss", {"x": ((0, 3), F), "l": ((0,), I)}, ["p", "loss"], {}, [(0, 3), ()]),
+    ("Accuracy", {"x": ((0, 3), F), "l": ((0,), I)}, ["y"], {}, [()]),
+    ("LabelCrossEntropy", {"x": ((0, 3), F), "l": ((0,), I)}, ["y"], {}, [(0,)]),
+    ("SquaredL2Distance", {"a": ((0, 3), F), "b": ((0, 3), F)}, ["y"], {}, [(0,)]),
+    # optimizers
+    ("MomentumSGDUpdate", {"g": ((0,), F), "m": ((0,), F), "lr": ((1,), F), "p": ((0,), F)}, ["g", "m", "p"], {},
+     [(0,), (0,), (0,)]),
+    ("Adam", {"p": ((0,), F), "m1": ((0,), F), "m2": ((0,), F), "g": ((0,), F), "lr": ((1,), F), "it": ((1,), L)},
+     ["p", "m1", "m2"], {}, [(0,), (0,), (0,)]),
+    ("SparseAdagrad", {"p": ((3, 2), F), "m": ((3, 2), F), "i": ((0,), I), "g": ((0, 2), F), "lr": ((1,), F)},
+     ["p", "m"], {}, [(3, 2), (3, 2)]),
+]
+
+
+@pytest.mark.parametrize("op,inputs,outputs,args,expected", FAMILY_CASES,
+                         ids=["{}-{}".format(c[0], i) for i, c in enumerate(FAMILY_CASES)])
+def test_each_family_follows_its_empty_input_rule(op, inputs, outputs, args, expected):
+    for name, (shape, dtype) in inputs.items():
+        workspace.FeedBlob(name, np.ones(shape, dtype=dtype))
+    before = {name: workspace.FetchBlob(name).copy() for name in inputs}
+    if isinstance(expected, str):
+        assert_clear_error(lambda: run_op(op, list(inputs), outputs, **args), "[" + op + "]", expected)
+    else:
+        run_op(op, list(inputs), outputs, **args)
+        assert [workspace.FetchBlob(o).shape for o in outputs] == expected
+    # The values defined from nothing: sums are 0, weighted losses and metrics 0, optimizers change
+    # nothing they were not given.
+    if op in ("ReduceSum", "SumSqrElements", "Accuracy", "MatMul"):
+        assert not workspace.FetchBlob(outputs[-1]).any()
+    if op == "SoftmaxWithLoss":
+        assert workspace.FetchBlob("loss") == 0
+    if op == "SparseAdagrad":
+        np.testing.assert_array_equal(workspace.FetchBlob("p"), before["p"])
+    assert_usable()

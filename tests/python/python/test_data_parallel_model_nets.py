@@ -435,6 +435,8 @@ def conv_bn_forward_with_host_counter(model, loss_scale):
     return fc_forward(model, loss_scale)
 
 
+@pytest.mark.skipif(not core.IsOperator('CopyCPUToGPU'),
+                    reason="a build without CUDA (the sanitizer build) has no GPU copy ops to build the net from")
 def test_nccl_stages_host_blobs_through_the_gpus():
     model = nccl_model(forward=conv_bn_forward_with_host_counter)
     ops = model.param_init_net.Proto().op

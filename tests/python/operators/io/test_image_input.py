@@ -354,6 +354,32 @@ def test_seeded_training_batches_are_reproducible_whatever_the_threads(tmp_path)
     assert not np.array_equal(first[0][0], first[1][0])  # two batches differ
 
 
+def test_a_skipped_reader_augments_each_record_as_the_uninterrupted_run(tmp_path):
+    # A record's random draws come from the op's seed and the record's read index in the reader
+    # (core/db/db_reader.h): a run resumed after DBReaderSkip gets the batches the uninterrupted run
+    # got at those positions, also across a wrap-around of the DB.
+    rng = np.random.RandomState(5)
+    images = [random_image(rng, h, w) for h, w in SIZES]
+    path = write_db(tmp_path, png_records(images))
+    args = dict(scale=36, crop=30, mirror=1, color_jitter=1, color_lighting=1, scale_jitter_type=1)
+    straight = run_image_input(path, 4, seed=9, runs=4, **args)
+    workspace.ResetWorkspace()
+    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb"))
+    workspace.RunOperatorOnce(core.CreateOperator("DBReaderSkip", ["reader"], [], num_records=2 * 4))
+    op = core.CreateOperator("ImageInput", ["reader"], ["data", "label"], batch_size=4, **args)
+    op.device_option.random_seed = 9
+    net = core.Net("resumed")
+    net.Proto().op.extend([op])
+    workspace.CreateNet(net)
+    for expected in straight[2:]:
+        workspace.RunNet(net.Name())
+        np.testing.assert_array_equal(workspace.FetchBlob("data"), expected[0])
+        np.testing.assert_array_equal(workspace.FetchBlob("label"), expected[1])
+    # Image 0 comes again at read index 6 (batch 1, item 2), augmented differently: the draws follow
+    # the place in the stream, not the record.
+    assert straight[1][1][2] == 0
+    assert not np.array_equal(straight[0][0][0], straight[1][0][2])
+
 # ---- bad input ----
 
 def test_undecodable_image_names_db_and_key_and_reading_goes_on(tmp_path):

@@ -1,4 +1,4 @@
-"""Checks the CPU convolution rule (operators/nn/conv_policy.cc) against timing on this machine.
+"""Checks the CPU convolution rule (operators/conv/conv_policy.cc) against timing on this machine.
 
 For the convolutions of the benchmark models (LeNet, ResNet-20 and, with --resnet50, ResNet-50, one
 training step each), it runs the step twice in fresh processes: once under the fixed rule, once with

@@ -48,20 +48,6 @@ Tables& GetTables() {
 
 }  // namespace
 
-std::string DeviceTypeName(int type) {
-  switch (type) {
-    case kCPU: return "CPU";
-    case kCUDA: return "CUDA";
-    case kMKLDNN: return "MKLDNN";
-    case kOPENGL: return "OPENGL";
-    default: return MakeString("DEVICE_", type);
-  }
-}
-
-std::string DeviceString(const Device& d) {
-  return d.type == kCPU ? "CPU" : MakeString(DeviceTypeName(d.type), ":", d.id);
-}
-
 Allocator* GetAllocator(int device_type) {
   auto& t = GetTables();
   std::lock_guard<std::mutex> lock(t.mutex);

@@ -1,9 +1,11 @@
 #include "core/gradient.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
 #include "core/enforce.h"
+#include "core/op_alias.h"
 #include "core/op_schema.h"
 
 namespace caffe2 {
@@ -110,14 +112,20 @@ bool GradientRegistry::Register(const std::string& op_type, GradientMakerCreator
   Makers()[op_type] = std::move(creator);
   return true;
 }
-bool GradientRegistry::Has(const std::string& op_type) { return Makers().count(op_type) > 0; }
+bool GradientRegistry::Has(const std::string& op_type) { return Find(op_type) != nullptr; }
 std::vector<std::string> GradientRegistry::Keys() {
   std::vector<std::string> keys;
   for (const auto& kv : Makers()) keys.push_back(kv.first);
+  for (std::string& alias : AliasKeys(keys)) keys.push_back(std::move(alias));
+  std::sort(keys.begin(), keys.end());
   return keys;
 }
 const GradientMakerCreator* GradientRegistry::Find(const std::string& op_type) {
   auto it = Makers().find(op_type);
+  if (it == Makers().end()) {
+    const std::string target = OperatorAliasTarget(op_type);  // core/op_alias.h
+    if (!target.empty()) it = Makers().find(target);
+  }
   return it == Makers().end() ? nullptr : &it->second;
 }
 

@@ -6,12 +6,10 @@
 #include <thread>
 
 #include "core/logging.h"
+#include "core/net_executors.h"
 #include "core/workspace.h"
 
 namespace caffe2 {
-
-std::unique_ptr<NetBase> CreateSimpleNet(const NetDef& def, Workspace* ws);
-std::unique_ptr<NetBase> CreateDAGNet(const NetDef& def, Workspace* ws);
 
 NetBase::NetBase(const NetDef& def, Workspace* ws)
     : def_(def),

@@ -13,6 +13,7 @@
 
 
 #include "core/net.h"
+#include "core/net_executors.h"
 #include "core/thread_pool.h"
 
 namespace caffe2 {

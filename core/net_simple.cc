@@ -2,6 +2,7 @@
 // Device ops defer their synchronization to the end of the run (core/device_sync.h).
 #include "core/device_sync.h"
 #include "core/net.h"
+#include "core/net_executors.h"
 
 namespace caffe2 {
 namespace {

@@ -1,10 +1,12 @@
 #include "core/op_schema.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
 
 #include "core/enforce.h"
+#include "core/op_alias.h"
 
 namespace caffe2 {
 
@@ -145,28 +147,28 @@ bool OpSchema::inplace_enforced(int in, int out) const { return inplace_enforced
 
 void OpSchema::Verify(const OperatorDef& def) const {
   const int ni = def.input_size(), no = def.output_size();
-  C2_ENFORCE(num_inputs_allowed(ni), "[", name_, "] ", ni, " inputs given, but the op takes ",
+  C2_ENFORCE(num_inputs_allowed(ni), "[", def.type(), "] ", ni, " inputs given, but the op takes ",
              min_input_ == max_input_ ? MakeString(min_input_)
                                       : MakeString(min_input_, " to ",
                                                    max_input_ == kInf ? std::string("any")
                                                                       : std::to_string(max_input_)));
-  C2_ENFORCE(num_outputs_allowed(no), "[", name_, "] ", no, " outputs given, but the op produces ",
+  C2_ENFORCE(num_outputs_allowed(no), "[", def.type(), "] ", no, " outputs given, but the op produces ",
              min_output_ == max_output_
                  ? MakeString(min_output_)
                  : MakeString(min_output_, " to ",
                               max_output_ == kInf ? std::string("any") : std::to_string(max_output_)));
-  C2_ENFORCE(num_inputs_outputs_allowed_(ni, no), "[", name_, "] ", ni, " inputs and ", no,
+  C2_ENFORCE(num_inputs_outputs_allowed_(ni, no), "[", def.type(), "] ", ni, " inputs and ", no,
              " outputs is not an allowed combination");
   if (calculate_output_) {
     int expected = calculate_output_(ni);
-    C2_ENFORCE(expected == no, "[", name_, "] ", ni, " inputs need ", expected, " outputs, got ", no);
+    C2_ENFORCE(expected == no, "[", def.type(), "] ", ni, " inputs need ", expected, " outputs, got ", no);
   }
   for (int in = 0; in < ni; ++in) {
     for (int out = 0; out < no; ++out) {
       bool same = def.input(in) == def.output(out);
-      C2_ENFORCE(!same || inplace_allowed_(in, out), "[", name_, "] input ", in, " and output ", out,
+      C2_ENFORCE(!same || inplace_allowed_(in, out), "[", def.type(), "] input ", in, " and output ", out,
                  " are both '", def.input(in), "', but this op cannot run in place");
-      C2_ENFORCE(same || !inplace_enforced_(in, out), "[", name_, "] input ", in, " ('",
+      C2_ENFORCE(same || !inplace_enforced_(in, out), "[", def.type(), "] input ", in, " ('",
                  def.input(in), "') and output ", out, " ('", def.output(out),
                  "') must be the same blob: this op runs in place");
     }
@@ -175,7 +177,7 @@ void OpSchema::Verify(const OperatorDef& def) const {
     if (!arg.required) continue;
     bool found = false;
     for (const auto& a : def.arg()) found = found || a.name() == arg.name;
-    C2_ENFORCE(found, "[", name_, "] missing required argument '", arg.name, "'");
+    C2_ENFORCE(found, "[", def.type(), "] missing required argument '", arg.name, "'");
   }
 }
 
@@ -225,12 +227,18 @@ OpSchema& OpSchemaRegistry::NewSchema(const std::string& name, const std::string
 const OpSchema* OpSchemaRegistry::Schema(const std::string& name) {
   auto& m = SchemaMap();
   auto it = m.find(name);
+  if (it == m.end()) {
+    const std::string target = OperatorAliasTarget(name);  // core/op_alias.h
+    if (!target.empty()) it = m.find(target);
+  }
   return it == m.end() ? nullptr : it->second.get();
 }
 
 std::vector<std::string> OpSchemaRegistry::Keys() {
   std::vector<std::string> keys;
   for (const auto& kv : SchemaMap()) keys.push_back(kv.first);
+  for (std::string& alias : AliasKeys(keys)) keys.push_back(std::move(alias));
+  std::sort(keys.begin(), keys.end());
   return keys;
 }
 

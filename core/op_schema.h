@@ -15,6 +15,11 @@
 
 namespace caffe2 {
 
+// The dims of a TensorShape, for inference functions that share checks with the kernels.
+inline std::vector<int64_t> DimsOf(const TensorShape& shape) {
+  return {shape.dims().begin(), shape.dims().end()};
+}
+
 class OpSchema {
  public:
   static constexpr int kInf = std::numeric_limits<int>::max();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/logging.h"
+#include "core/op_alias.h"
 #include "core/workspace.h"
 
 namespace caffe2 {
@@ -134,29 +135,37 @@ bool OperatorRegistry::Register(int device_type, const std::string& key, Operato
 }
 
 const OperatorCreator* OperatorRegistry::Find(int device_type, const std::string& key) {
+  const std::string target = OperatorAliasTarget(key);  // core/op_alias.h
   auto& s = State();
   std::lock_guard<std::mutex> lock(s.mutex);
   auto it = s.creators.find(device_type);
   if (it == s.creators.end()) return nullptr;
-  auto jt = it->second.find(key);
+  auto jt = it->second.find(target.empty() ? key : target);
   return jt == it->second.end() ? nullptr : &jt->second;
 }
 
 std::vector<std::string> OperatorRegistry::Keys(int device_type) {
-  auto& s = State();
-  std::lock_guard<std::mutex> lock(s.mutex);
   std::vector<std::string> keys;
-  for (const auto& kv : s.creators[device_type]) keys.push_back(kv.first);
+  {
+    auto& s = State();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (const auto& kv : s.creators[device_type]) keys.push_back(kv.first);
+  }
+  for (std::string& alias : AliasKeys(keys)) keys.push_back(std::move(alias));
+  std::sort(keys.begin(), keys.end());
   return keys;
 }
 
 std::vector<std::string> OperatorRegistry::AllKeys() {
-  auto& s = State();
-  std::lock_guard<std::mutex> lock(s.mutex);
   std::vector<std::string> keys;
-  for (const auto& table : s.creators) {
-    for (const auto& kv : table.second) keys.push_back(kv.first);
+  {
+    auto& s = State();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (const auto& table : s.creators) {
+      for (const auto& kv : table.second) keys.push_back(kv.first);
+    }
   }
+  for (std::string& alias : AliasKeys(keys)) keys.push_back(std::move(alias));
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;

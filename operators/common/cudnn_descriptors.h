@@ -1,5 +1,5 @@
-// cuDNN descriptors for the cuDNN operators (operators/nn/*_cudnn.cc): RAII owners, the element
-// type mapping and the layouts of image tensors and filters.
+// cuDNN descriptors for the cuDNN operators (the *_cudnn.cc files of operators/conv, norm and nn):
+// RAII owners, the element type mapping and the layouts of image tensors and filters.
 //
 // - CudnnTensorDescriptor, CudnnFilterDescriptor, CudnnConvolutionDescriptor, CudnnPoolingDescriptor,
 //   CudnnActivationDescriptor, CudnnLRNDescriptor own one cuDNN descriptor each (created in the

@@ -1,6 +1,7 @@
 // CUDA registrations of the unary elementwise ops and their gradients: the same functors, type
 // lists and arguments as their CPU ops (operators/elementwise/*_op.cc, which hold the schemas and
-// gradient makers). Relu, Sigmoid and Tanh also have cuDNN variants (engine CUDNN, operators/nn).
+// gradient makers). Relu, Sigmoid and Tanh also have cuDNN variants (engine CUDNN,
+// operators/nn/activation_ops_cudnn.cc).
 #include "operators/common/elementwise_cuda.cuh"
 #include "operators/elementwise/elementwise_args.h"
 

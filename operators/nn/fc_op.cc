@@ -9,15 +9,11 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/common/gemm.h"
+#include "operators/common/input_checks.h"
 #include "operators/nn/fc_shape.h"
 
 namespace caffe2 {
 namespace {
-
-void CheckFloat(const Tensor& X, const Tensor& W) {
-  C2_ENFORCE(X.IsType<float>() && W.IsType<float>(), "FC supports float tensors, got X ",
-             X.meta().name, " and W ", W.meta().name);
-}
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMap = Eigen::Map<const RowMajor>;
@@ -35,7 +31,8 @@ class FCOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& b = Input(2);
-    CheckFloat(X, W);
+    CheckFloat(X, "X");
+    CheckFloat(W, "W");
     FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(b.numel() == s.N && b.IsType<float>(), "b ", Tensor::DimsString(b.dims()),
                " must hold ", s.N, " floats");
@@ -65,7 +62,8 @@ class FCGradientOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& W = Input(1);
     const Tensor& dY = Input(2);
-    CheckFloat(X, W);
+    CheckFloat(X, "X");
+    CheckFloat(W, "W");
     FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
     C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
                s.M, " x ", s.N, " values");

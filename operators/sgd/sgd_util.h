@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/operator.h"
+#include "operators/common/input_checks.h"
 
 namespace caffe2 {
 
@@ -19,10 +20,6 @@ inline void CheckSameShape(const Tensor& a, const char* a_name, const Tensor& b,
                            const char* b_name) {
   C2_ENFORCE(a.dims() == b.dims(), a_name, " ", Tensor::DimsString(a.dims()), " and ", b_name, " ",
              Tensor::DimsString(b.dims()), " must have the same shape");
-}
-
-inline void CheckFloat(const Tensor& t, const char* name) {
-  C2_ENFORCE(t.IsType<float>(), name, " must be a float tensor, got ", t.DebugString());
 }
 
 // The indices of a sparse update are int32 or int64 (a check of the type only, for any device).

@@ -41,6 +41,12 @@ Proto ParseProto(const std::string& bytes, const char* what) {
   return proto;
 }
 
+// Running serialized defs in `ws` without the GIL (net_bindings.cc), for the module-level functions
+// and the Workspace methods alike; a failure is an error naming the net, op or plan.
+void RunNetOnceBytes(Workspace* ws, const std::string& net_def);
+void RunOperatorOnceBytes(Workspace* ws, const std::string& op_def);
+void RunPlanBytes(Workspace* ws, const std::string& plan_def);
+
 // Feeding and fetching (feed_fetch.cc).
 py::object FetchBlobObject(const Blob& blob, const std::string& name, bool raise_if_unknown);
 void FeedBlobObject(Blob* blob, const py::object& arg, const py::object& device_option);

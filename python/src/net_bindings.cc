@@ -42,6 +42,28 @@ bool RunNetChecked(Workspace* ws, const std::string& name, int num_iter, bool al
   return result;
 }
 
+}  // namespace
+
+void RunNetOnceBytes(Workspace* ws, const std::string& net_def) {
+  auto def = ParseProto<NetDef>(net_def, "NetDef");
+  py::gil_scoped_release release;
+  C2_ENFORCE(ws->RunNetOnce(def), "Net ", def.name(), " failed: an operator reported failure");
+}
+
+void RunOperatorOnceBytes(Workspace* ws, const std::string& op_def) {
+  auto def = ParseProto<OperatorDef>(op_def, "OperatorDef");
+  py::gil_scoped_release release;
+  ws->RunOperatorOnce(def);
+}
+
+void RunPlanBytes(Workspace* ws, const std::string& plan_def) {
+  auto def = ParseProto<PlanDef>(plan_def, "PlanDef");
+  py::gil_scoped_release release;
+  C2_ENFORCE(ws->RunPlan(def), "Plan ", def.name(), " failed");
+}
+
+namespace {
+
 std::vector<py::object> TensorsToNumpy(const std::vector<const Tensor*>& tensors) {
   std::vector<py::object> out;
   for (const Tensor* t : tensors) out.push_back(TensorToNumpy(*t));
@@ -94,22 +116,15 @@ void init_net(py::module& m) {
       },
       py::arg("name"), py::arg("path") = "");
   m.def("run_operator_once", [](const std::string& op_def) {
-    auto def = ParseProto<OperatorDef>(op_def, "OperatorDef");
-    py::gil_scoped_release release;
-    CurrentWorkspace()->RunOperatorOnce(def);
+    RunOperatorOnceBytes(CurrentWorkspace(), op_def);
     return true;
   });
   m.def("run_net_once", [](const std::string& net_def) {
-    auto def = ParseProto<NetDef>(net_def, "NetDef");
-    py::gil_scoped_release release;
-    C2_ENFORCE(CurrentWorkspace()->RunNetOnce(def), "Net ", def.name(),
-               " failed: an operator reported failure");
+    RunNetOnceBytes(CurrentWorkspace(), net_def);
     return true;
   });
   m.def("run_plan", [](const std::string& plan_def) {
-    auto def = ParseProto<PlanDef>(plan_def, "PlanDef");
-    py::gil_scoped_release release;
-    C2_ENFORCE(CurrentWorkspace()->RunPlan(def), "Plan ", def.name(), " failed");
+    RunPlanBytes(CurrentWorkspace(), plan_def);
     return true;
   });
 

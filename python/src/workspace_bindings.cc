@@ -156,24 +156,9 @@ void init_workspace(py::module& m) {
              return FetchBlobObject(*blob, name, false);
            })
       .def("has_blob", [](Workspace* self, const std::string& name) { return self->HasBlob(name); })
-      .def("_run_net",
-           [](Workspace* self, const std::string& def) {
-             auto proto = ParseProto<NetDef>(def, "NetDef");
-             py::gil_scoped_release release;
-             C2_ENFORCE(self->RunNetOnce(proto), "Net ", proto.name(), " failed");
-           })
-      .def("_run_operator",
-           [](Workspace* self, const std::string& def) {
-             auto proto = ParseProto<OperatorDef>(def, "OperatorDef");
-             py::gil_scoped_release release;
-             self->RunOperatorOnce(proto);
-           })
-      .def("_run_plan",
-           [](Workspace* self, const std::string& def) {
-             auto proto = ParseProto<PlanDef>(def, "PlanDef");
-             py::gil_scoped_release release;
-             C2_ENFORCE(self->RunPlan(proto), "Plan ", proto.name(), " failed");
-           })
+      .def("_run_net", &RunNetOnceBytes)
+      .def("_run_operator", &RunOperatorOnceBytes)
+      .def("_run_plan", &RunPlanBytes)
       .def("_last_failed_op_net_position",
            [](Workspace* self) { return self->last_failed_op_net_position.load(); })
       .def_property_readonly_static("current", [](py::object) {

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "core/gradient.h"
+#include "core/op_alias.h"
 #include "core/operator.h"
 #include "core/workspace.h"
 #include "test_helpers.h"
@@ -39,6 +43,7 @@ REGISTER_CPU_OPERATOR(TestMarker_ENGINE_SLOW, MarkerOp<3>);
 OPERATOR_SCHEMA(TestMarker).NumInputs(0, 1).NumOutputs(1).AllowInplace({{0, 0}});
 REGISTER_CPU_OPERATOR(TestFailing, FailingOp);
 OPERATOR_SCHEMA(TestFailing).NumInputs(0).NumOutputs(0, 1);
+REGISTER_OPERATOR_ALIAS(TestMarker2D, TestMarker);
 
 int RunMarker(const std::string& engine) {
   Workspace ws;
@@ -55,6 +60,44 @@ TEST(OperatorRegistry, EngineSelectionAndFallback) {
   EXPECT_EQ(RunMarker("CUDNN,FAST"), 2);  // comma list tried in order
   EXPECT_EQ(RunMarker("SLOW"), 1);        // engine declined in its constructor
   EXPECT_EQ(RunMarker("DEFAULT"), 1);
+}
+
+TEST(OperatorRegistry, AnAliasStandsForItsTargetEverywhere) {
+  Workspace ws;
+  OperatorDef def = Op("TestMarker2D", {}, {"y"});
+  ws.RunOperatorOnce(def);  // the default kernel
+  EXPECT_EQ(ws.GetBlob("y")->Get<Tensor>().data<int32_t>()[0], 1);
+  def.set_engine("FAST");  // an engine of the target
+  ws.RunOperatorOnce(def);
+  EXPECT_EQ(ws.GetBlob("y")->Get<Tensor>().data<int32_t>()[0], 2);
+  EXPECT_EQ(OpSchemaRegistry::Schema("TestMarker2D"), OpSchemaRegistry::Schema("TestMarker"));
+  EXPECT_EQ(OperatorAliasTarget("TestMarker2D_ENGINE_FAST"), "TestMarker_ENGINE_FAST");
+  EXPECT_EQ(OperatorAliasTarget("TestMarker2DGradient"), "TestMarkerGradient");
+  EXPECT_EQ(OperatorAliasTarget("TestMarker"), "");
+  // Errors name the alias the def uses.
+  OperatorDef bad = Op("TestMarker2D", {"a", "b"}, {"y"});
+  std::string error;
+  try {
+    ws.RunOperatorOnce(bad);
+  } catch (const EnforceNotMet& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("[TestMarker2D] 2 inputs given"), std::string::npos) << error;
+  // Listings show the alias beside each key it covers, and no key it does not.
+  const auto keys = OperatorRegistry::Keys(kCPU);
+  for (const char* key : {"TestMarker2D", "TestMarker2D_ENGINE_FAST", "TestMarker2D_ENGINE_SLOW"}) {
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
+  }
+  EXPECT_EQ(std::count_if(keys.begin(), keys.end(),
+                          [](const std::string& k) { return k.rfind("TestMarker2D", 0) == 0; }),
+            3);
+  const auto schemas = OpSchemaRegistry::Keys();
+  EXPECT_NE(std::find(schemas.begin(), schemas.end(), "TestMarker2D"), schemas.end());
+  // The real ones: Conv2D and its gradient, on the CPU, with the DNNL engine when built.
+  EXPECT_NE(OperatorRegistry::Find(kCPU, "Conv2DGradient"), nullptr);
+  EXPECT_TRUE(GradientRegistry::Has("Conv3D"));
+  EXPECT_NE(OpSchemaRegistry::Schema("MaxPool1DGradient"), nullptr);
+  EXPECT_THROW(RegisterOperatorAlias("TestMarker2D", "TestFailing"), EnforceNotMet);
 }
 
 TEST(OperatorRegistry, PerOpPreferenceIsTried) {

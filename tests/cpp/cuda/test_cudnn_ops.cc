@@ -10,8 +10,8 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "core/workspace.h"
-#include "operators/nn/conv_op_cudnn.h"
-#include "operators/nn/conv_pool_op_base.h"
+#include "operators/conv/conv_op_cudnn.h"
+#include "operators/conv/conv_pool_op_base.h"
 
 namespace caffe2 {
 namespace {

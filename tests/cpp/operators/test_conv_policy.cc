@@ -1,11 +1,11 @@
-// The fixed rule of the CPU convolution (operators/nn/conv_policy.h) on the benchmark models' cases,
+// The fixed rule of the CPU convolution (operators/conv/conv_policy.h) on the benchmark models' cases,
 // its fallbacks when oneDNN offers fewer variants, and the names recorded in the autotune cache.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "core/argument.h"
-#include "operators/nn/conv_policy.h"
+#include "operators/conv/conv_policy.h"
 
 namespace caffe2 {
 namespace {

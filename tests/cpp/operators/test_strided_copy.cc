@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "operators/common/strided_copy.h"
-#include "operators/tensor/transpose_op.h"
+#include "operators/shape/transpose_op.h"
 
 namespace caffe2 {
 namespace {

@@ -1,4 +1,4 @@
-"""Device checks of the CUDA ArgMax / ArgMin (operators/tensor/arg_max_op.cu): axes, keepdims,
+"""Device checks of the CUDA ArgMax / ArgMin (operators/index/arg_max_op.cu): axes, keepdims,
 types and ties (the first extremum wins on both devices)."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Device checks of the cuDNN Conv and ConvGradient (operators/nn/conv_op_cudnn.cc): every output and
+"""Device checks of the cuDNN Conv and ConvGradient (operators/conv/conv_op_cudnn.cc): every output and
 gradient against the CPU kernel, over orders, groups, dilation, strides, pads (incl. asymmetric pads
 that run on the CPU fallback), 1-D/2-D/3-D, algorithm search modes, the workspace limit and float16.
 The algorithm cache per shape is checked in tests/cpp/cuda/test_cudnn_ops.cc."""

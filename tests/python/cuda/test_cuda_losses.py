@@ -1,4 +1,4 @@
-"""Device checks of the CUDA loss and metric kernels (operators/nn/*_op.cu: SoftmaxWithLoss,
+"""Device checks of the CUDA loss and metric kernels (operators/loss/*_op.cu: SoftmaxWithLoss,
 SpatialSoftmaxWithLoss, LabelCrossEntropy, CrossEntropy, AveragedLoss, Accuracy,
 SquaredL2Distance and their gradients) against the CPU kernels: every argument, label layouts,
 shapes past one block per row and past the grid cap, inputs fed on the host, the host-side errors,

@@ -1,4 +1,4 @@
-"""Device checks of the cuDNN LRN (operators/nn/lrn_op_cudnn.cc) against the CPU kernel, including the
+"""Device checks of the cuDNN LRN (operators/norm/lrn_op_cudnn.cc) against the CPU kernel, including the
 arguments that run on the CPU fallback, and of the CUDA Dropout (operators/nn/dropout_op.cu): its mask
 and output agree (Y = X * mask / (1 - ratio)), the kept fraction matches 1 - ratio, test mode is the
 identity, and DropoutGrad matches the CPU op for a given mask."""

@@ -1,4 +1,4 @@
-"""Device checks of the CUDA LayerNorm, InstanceNorm and their gradients (operators/nn/layer_norm_op.cu,
+"""Device checks of the CUDA LayerNorm, InstanceNorm and their gradients (operators/norm/layer_norm_op.cu,
 instance_norm_op.cu) against the CPU kernels: every output, axis values (negative too) and ranks,
 large rows, rows with a large offset (the statistics are accumulated in double), epsilon, NCHW/NHWC
 at ranks 3 to 5, 1 to 3 outputs, in-place Y, the gradient from saved or recomputed statistics, and

@@ -1,4 +1,4 @@
-"""Device checks of the cuDNN MaxPool / AveragePool and their gradients (operators/nn/pool_op_cudnn.cc)
+"""Device checks of the cuDNN MaxPool / AveragePool and their gradients (operators/conv/pool_op_cudnn.cc)
 against the CPU kernel: orders, 1-D/2-D/3-D, strides, pads, global pooling, and the geometries that
 run on the CPU fallback (dilation, CAFFE_LEGACY_POOLING's enlarged tail pad, pad >= kernel).
 Inputs are random normals, so a max window has no ties (the CPU gradient gives ties to every maximal

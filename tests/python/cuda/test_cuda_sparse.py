@@ -1,4 +1,4 @@
-"""Device checks of the CUDA segment reductions (operators/tensor/lengths_reducer_op.cu), the sparse
+"""Device checks of the CUDA segment reductions (operators/index/lengths_reducer_op.cu), the sparse
 optimizers (operators/sgd/sparse_sgd_op.cu) and WeightedSumGradient (weighted_sum_op.cu) against
 the CPU kernels: empty segments, repeated indices (the optimizers apply a repeated row once per
 occurrence, in order), int32 and int64 indices, indices, lengths, lr and weights fed on the host or

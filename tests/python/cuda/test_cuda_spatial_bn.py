@@ -1,4 +1,4 @@
-"""Device checks of the cuDNN SpatialBN and SpatialBNGradient (operators/nn/spatial_bn_op_cudnn.cc)
+"""Device checks of the cuDNN SpatialBN and SpatialBNGradient (operators/norm/spatial_bn_op_cudnn.cc)
 against the CPU kernel: every output in training (Y, the running statistics updated in place with
 the CPU's momentum rule and biased variance, saved mean and inverse std) and test mode, NCHW/NHWC,
 ranks 3 to 5, in-place Y, aggregated statistics (num_batches > 1), and the gradient in all modes."""

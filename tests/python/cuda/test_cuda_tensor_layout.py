@@ -1,4 +1,4 @@
-"""Device checks of the CUDA layout and shape ops (operators/tensor/*.cu, *_cuda.cc): arguments,
+"""Device checks of the CUDA layout and shape ops (operators/shape/*.cu, *_cuda.cc): arguments,
 element types, in-place forms, host/GPU placement of the small int inputs, errors and big tensors,
 each against the CPU kernel. The basic case of every op is also in test_cuda_fallback_ops.py."""
 import numpy as np

@@ -1,4 +1,5 @@
-"""Device checks of the CUDA copy, fill, flatten and free ops (operators/tensor/*.cu)."""
+"""Device checks of the CUDA copy, fill, flatten and free ops (operators/tensor/*.cu,
+operators/fill/filler_op.cu)."""
 import numpy as np
 import pytest
 

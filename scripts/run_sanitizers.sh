@@ -4,12 +4,12 @@
 #     AddressSanitizer + UndefinedBehaviorSanitizer (any report aborts) into build-san/, CPU only.
 #  2. Runs every C++ test of that build (the fuzz replays included).
 #  3. Runs each fuzz target (libFuzzer) for a fixed number of inputs from its seed corpus with a fixed
-#     seed, so every run tries the same inputs. A finding fails the job; its input is left in
-#     build-san/fuzz-findings/ and belongs in tests/fuzz/regressions/<target>/ once fixed.
+#     seed (docs/testing.md says why two runs can still differ). A finding fails the job; its input is
+#     left in build-san/fuzz-findings/ and belongs in tests/fuzz/regressions/<target>/ once fixed.
 #  4. Runs the Python suites of the bindings, the DB readers, the operators (their references, gradients
 #     and input checks) and the frontend on the sanitized extension (about a minute).
-# Needs scripts/setup_env.sh first (Debian packages, .venv). C2_FUZZ_SCALE multiplies the number of
-# inputs per target (1: about 1.5 minutes in all on 2 cores).
+# Needs scripts/setup_env.sh first (Debian packages, .venv). C2_FUZZ_SEED (default 1) seeds the
+# fuzzers; C2_FUZZ_SCALE multiplies the inputs per target (1: about 1.5 minutes in all on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,7 +54,8 @@ for spec in fuzz_netdef:100000 fuzz_blob_record:50000 fuzz_minidb:100000; do
   echo "fuzzing $target: $runs inputs"
   status=0
   (cd build-san/fuzz-work && LD_PRELOAD="$ASAN_RUNTIME" "$root/build-san/tests/fuzz/$target" "$work" \
-    "$root/tests/fuzz/corpus/$target" "$root/tests/fuzz/regressions/$target" -seed=1 -runs="$runs" \
+    "$root/tests/fuzz/corpus/$target" "$root/tests/fuzz/regressions/$target" \
+    -seed="${C2_FUZZ_SEED:-1}" -runs="$runs" \
     -timeout=20 -rss_limit_mb=4096 -max_len=4096 -artifact_prefix="$findings/$target-" \
     -print_final_stats=1) > "$log" 2>&1 || status=$?
   tail -n 8 "$log"

@@ -1,6 +1,6 @@
-// The store half of a multi-process NCCL communicator (DESIGN.md "Distributed": multi-process
-// communicators whose unique id travels through the store the Gloo rendezvous uses, a file store
-// or Redis). Built with NCCL; needs no GPU.
+// The store half of a multi-process NCCL communicator (distributed/README.md): the communicator's
+// unique id travels through the store the Gloo rendezvous uses, a file store or Redis. Built with
+// NCCL; needs no GPU.
 //
 // Keys, under the world's name (the CreateCommonWorld op's name; the store adds the run id):
 //   "<name>/nccl/member/<rank>"  each process's NcclMember (host, pid, the PCI bus ids of its

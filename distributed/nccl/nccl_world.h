@@ -1,5 +1,5 @@
 // NcclWorld: a multi-process NCCL communicator, the common world of the NCCL engine (beyond
-// upstream, whose NCCL ops were single-process; DESIGN.md "Distributed"). Built with NCCL.
+// upstream, whose NCCL ops were single-process; distributed/README.md). Built with NCCL.
 //
 // A world joins `size` processes ("shards"), each bringing the same number G of local GPUs; NCCL
 // rank shard * G + i is local GPU gpus[i], so the world has size * G NCCL ranks and one

@@ -1,7 +1,7 @@
 """Shared models, data and helpers of the data_parallel_model tests."""
 import numpy as np
 
-from caffe2.python import brew, model_helper, optimizer, workspace
+from caffe2.python import brew, core, model_helper, optimizer, workspace
 from caffe2.python import data_parallel_model as dpm
 from op_registry_util import pretend_registered  # noqa: F401 (re-exported to the tests)
 
@@ -135,3 +135,28 @@ def built_model(devices=(0, 1), forward=fc_forward, **kwargs):
 def run_init(model):
     feed_shards(model, *fc_data())
     dpm.RunInitNet(model)
+
+
+# Nets built for devices or hosts this machine lacks (the collectives pretend to be registered).
+
+def gpu_model(devices, **kwargs):
+    model = model_helper.ModelHelper(name='dpm_gpu')
+    with pretend_registered(*COLLECTIVES):
+        dpm.Parallelize_GPU(model, no_input, fc_forward,
+                            optimizer_builder_fun=sgd, devices=devices,
+                            **kwargs)
+    return model
+
+
+def gloo_model(devices=(0, 1), forward=fc_forward, rendezvous=None,
+               **kwargs):
+    model = model_helper.ModelHelper(name='dpm_gloo')
+    with pretend_registered(*COLLECTIVES):
+        dpm.Parallelize_CPU(model, no_input, forward,
+                            optimizer_builder_fun=sgd, devices=list(devices),
+                            rendezvous=rendezvous or dict(GLOO), **kwargs)
+    return model
+
+
+# Whether this build has the NCCL engine of the collectives.
+HAS_NCCL = core.IsOperatorWithEngine('Allreduce', 'NCCL')

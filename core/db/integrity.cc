@@ -90,6 +90,11 @@ void KeyedSeal::Remove(const std::string& key, const std::string& value) {
   --count;
 }
 
+void KeyedSeal::Merge(const KeyedSeal& delta) {
+  sum += delta.sum;
+  count += delta.count;
+}
+
 std::string KeyedSealValue(const KeyedSeal& seal) {
   return Int64Blob(kKeyedSealKey, {seal.count, static_cast<int64_t>(seal.sum)});
 }

@@ -64,6 +64,8 @@ struct KeyedSeal {
   uint64_t sum = 0;
   void Add(const std::string& key, const std::string& value);
   void Remove(const std::string& key, const std::string& value);
+  // Adds the changes `delta` recorded (a transaction's puts since its last commit).
+  void Merge(const KeyedSeal& delta);
   bool operator==(const KeyedSeal& other) const { return count == other.count && sum == other.sum; }
 };
 

@@ -125,8 +125,7 @@ class LevelDBTransaction final : public Transaction {
       KeyedSeal seal;
       std::string stored;
       if (handle_->Get(kKeyedSealKey, &stored)) ParseKeyedSeal(stored, &seal);
-      seal.count += delta.count;
-      seal.sum += delta.sum;
+      seal.Merge(delta);
       batch.Put(kKeyedSealKey, KeyedSealValue(seal));
       if (finish) batch.Delete(kKeyedWritingKey);
     }

@@ -122,7 +122,7 @@ class LMDBTransaction final : public Transaction {
 
   void Commit() override {
     C2_ENFORCE(txn_ != nullptr, "lmdb '", env_->path, "': the transaction failed earlier");
-    WriteSeal();
+    WriteSeal(/*finishing=*/false);
     int rc = mdb_txn_commit(txn_);
     txn_ = nullptr;
     Check(rc, "mdb_txn_commit", env_->path);
@@ -173,13 +173,13 @@ class LMDBTransaction final : public Transaction {
     if (sealing_) Set(kKeyedWritingKey, KeyedWritingValue(), "marking");
   }
 
-  void WriteSeal() {
-    if (!sealing_ || (delta_.count == 0 && delta_.sum == 0 && !finishing_)) return;
+  // The stored seal plus the changes since the last commit; the last commit writes it even unchanged.
+  void WriteSeal(bool finishing) {
+    if (!sealing_ || (delta_.count == 0 && delta_.sum == 0 && !finishing)) return;
     KeyedSeal seal;
     std::string stored;
     if (Get(kKeyedSealKey, &stored)) ParseKeyedSeal(stored, &seal);
-    seal.count += delta_.count;
-    seal.sum += delta_.sum;
+    seal.Merge(delta_);
     Set(kKeyedSealKey, KeyedSealValue(seal), "sealing");
     delta_ = KeyedSeal();
   }
@@ -187,8 +187,7 @@ class LMDBTransaction final : public Transaction {
   // The last commit, which also removes the writing mark.
   void Finish() {
     if (sealing_) {
-      finishing_ = true;
-      WriteSeal();
+      WriteSeal(/*finishing=*/true);
       MDB_val k{sizeof(kKeyedWritingKey) - 1, const_cast<char*>(kKeyedWritingKey)};
       const int rc = mdb_del(txn_, dbi_, &k, nullptr);
       if (rc != MDB_NOTFOUND) Check(rc, "mdb_del", env_->path);
@@ -201,7 +200,7 @@ class LMDBTransaction final : public Transaction {
   std::shared_ptr<LMDBEnv> env_;
   MDB_txn* txn_ = nullptr;
   MDB_dbi dbi_ = 0;
-  bool started_ = false, sealing_ = false, finishing_ = false;
+  bool started_ = false, sealing_ = false;
   KeyedSeal delta_;  // what the puts since the last commit changed
 };
 

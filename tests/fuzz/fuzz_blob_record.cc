@@ -16,19 +16,6 @@
 #include "operators/io/image_record.h"
 #include "tests/fuzz/fuzz_target.h"
 
-namespace {
-
-template <class F>
-void Refusable(F&& step) {
-  try {
-    step();
-  } catch (const std::exception&) {
-    // a clear error is an acceptable outcome
-  }
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   Refusable([&] {

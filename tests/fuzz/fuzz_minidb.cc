@@ -17,16 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  try {
+  Refusable([&] {
     std::unique_ptr<caffe2::db::DB> db = caffe2::db::CreateDB("minidb", path, caffe2::db::READ);
     std::unique_ptr<caffe2::db::Cursor> cursor = db->NewCursor();
     for (cursor->SeekToFirst(); cursor->Valid(); cursor->Next()) {
       cursor->key();
       cursor->value();
     }
-  } catch (const std::exception&) {
-    // a clear error is an acceptable outcome
-  }
+  });
   std::remove(path.c_str());
   return 0;
 }

@@ -10,19 +10,6 @@
 #include "core/workspace.h"
 #include "tests/fuzz/fuzz_target.h"
 
-namespace {
-
-template <class F>
-void Refusable(F&& step) {
-  try {
-    step();
-  } catch (const std::exception&) {
-    // a clear error is an acceptable outcome
-  }
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   caffe2::NetDef net;
   if (!net.ParseFromArray(data, static_cast<int>(size))) return 0;

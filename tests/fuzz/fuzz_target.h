@@ -8,5 +8,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+// Runs one step of a target, for which a thrown error is an acceptable outcome.
+template <class F>
+void Refusable(F&& step) {
+  try {
+    step();
+  } catch (const std::exception&) {
+    // a clear error is an acceptable outcome
+  }
+}

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/gpu_fallback_declarations.h"
+
 namespace caffe2 {
 
 GPUFallbackOp::GPUFallbackOp(const OperatorDef& def, Workspace* ws)
@@ -37,5 +39,17 @@ bool GPUFallbackOp::RunOnDevice() {
   }
   return true;
 }
+
+namespace {
+
+// Every REGISTER_GPU_FALLBACK of the CPU sources becomes a CUDA registration of GPUFallbackOp.
+const bool kDeclaredFallbacksRegistered [[maybe_unused]] = [] {
+  OnGpuFallbackDeclared([](const std::string& type) {
+    OperatorRegistry::Register(kCUDA, type, detail::MakeCreator<GPUFallbackOp>());
+  });
+  return true;
+}();
+
+}  // namespace
 
 }  // namespace caffe2

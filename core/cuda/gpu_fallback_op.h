@@ -3,8 +3,9 @@
 // its outputs back to the op's GPU. An output that is in place with an input stays in place.
 //
 // For ops whose work is small or inherently serial (bookkeeping, metrics, data shuffling), where a
-// kernel would not pay for itself. Register with
-//   REGISTER_CUDA_OPERATOR(Type, GPUFallbackOp);
+// kernel would not pay for itself. Declare it beside the op's CPU registration with
+//   REGISTER_GPU_FALLBACK(Type);   (core/gpu_fallback_declarations.h)
+// and the CUDA backend registers this op for the type when it loads.
 // The CPU operator is created from the same def through the registry, so it must be registered for
 // the CPU under the same type. Inputs must be tensors: a GPU op never sees host-only objects.
 #pragma once

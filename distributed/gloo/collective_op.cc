@@ -6,7 +6,6 @@
 #include <gloo/common/error.h>
 
 #include "core/workspace.h"
-#include "distributed/gloo/gloo_error.h"
 
 namespace caffe2 {
 
@@ -18,20 +17,17 @@ std::string BufferSignature::Describe() const {
 }
 
 GlooOpBase::GlooOpBase(const OperatorDef& def, Workspace* ws)
-    : OperatorBase(def, ws), status_blob_(GetSingleArgument<std::string>("status_blob", "")) {
-  if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
-}
+    : OperatorBase(def, ws), CollectiveOp(*this, ws) {}
 
-bool GlooOpBase::RunOnDevice() {
+std::exception_ptr GlooOpBase::WireFailure(std::exception_ptr error) {
   try {
-    RunCollective();
-    return true;
+    std::rethrow_exception(error);
   } catch (const gloo::IoException& e) {
-    WriteStatusBlob(workspace(), status_blob_, 1);
-    throw GlooIoError(ExplainFailure(World(), What(), e.what()));
-  } catch (const GlooIoError&) {
-    WriteStatusBlob(workspace(), status_blob_, 1);
-    throw;
+    return std::make_exception_ptr(CollectiveIoError(ExplainFailure(World(), What(), e.what())));
+  } catch (const CollectiveIoError&) {
+    return error;
+  } catch (...) {
+    return nullptr;
   }
 }
 
@@ -47,13 +43,6 @@ CommonWorldPtr GlooOpBase::WorldPtr() {
 }
 
 CommonWorld& GlooOpBase::World() { return *WorldPtr(); }
-
-std::string GlooOpBase::What() const {
-  const std::string& label = !debug_def().name().empty()
-                                 ? debug_def().name()
-                                 : (debug_def().output_size() ? debug_def().output(0) : "");
-  return type() + " '" + label + "'";
-}
 
 BufferSignature GlooOpBase::SignatureOf(int first, int n, const std::vector<DataType>& allowed) {
   BufferSignature sig;

@@ -1,11 +1,9 @@
-// The shared frame of the Gloo operators (ops spec §3.5).
+// The shared frame of the Gloo operators: the communication ops' frame (distributed/collective.h:
+// input 0, `status_blob`, failures on the wire) with the GLOO engine's specifics.
 //
 // - Input 0 is a common world blob (CommonWorldPtr, from CreateCommonWorld / CloneCommonWorld).
-// - `status_blob` (string, ""): when set, the blob is created with the op; a failure on the wire
-//   writes an int32 tensor [1] into it. Success never writes it.
 // - A failure on the wire (gloo::IoException) is explained by ExplainFailure (which peer is gone)
-//   and thrown as GlooIoError (Python: gloo.python.IoError) whether or not a status blob is set;
-//   upstream returns false when it is, which Python also sees as a RuntimeError.
+//   and thrown as a CollectiveIoError.
 // - Pointer stability: collectives build their Gloo algorithm on the first run from the buffers'
 //   addresses, sizes and dtype; later runs must present the same ones (BufferSignature), because
 //   every rank's algorithm is matched to its peers' and cannot be rebuilt on one rank alone.
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "core/operator.h"
+#include "distributed/collective.h"
 #include "distributed/op_helpers.h"
 #include "distributed/gloo/common_world.h"
 
@@ -62,19 +61,17 @@ auto DispatchGlooType(DataType dtype, Make&& make) {
   }
 }
 
-class GlooOpBase : public OperatorBase {
+class GlooOpBase : public OperatorBase, public CollectiveOp {
  public:
   GlooOpBase(const OperatorDef& def, Workspace* ws);
 
  protected:
-  bool RunOnDevice() final;
-  // The collective itself; gloo::IoException escaping it becomes a GlooIoError.
-  virtual void RunCollective() = 0;
+  bool RunOnDevice() final { return RunReportingWireFailures(); }
+  // gloo::IoException, explained, and CollectiveIoError are failures on the wire.
+  std::exception_ptr WireFailure(std::exception_ptr error) final;
 
   CommonWorld& World();
   CommonWorldPtr WorldPtr();
-  // "<Type> '<op name or first output>'", for messages.
-  std::string What() const;
   // The signature of inputs [first, first + n) (all of one dtype and size, else an error).
   BufferSignature SignatureOf(int first, int n, const std::vector<DataType>& allowed);
   // Keeps `algorithm` for `signature`, or checks that nothing changed since it was built.
@@ -83,7 +80,6 @@ class GlooOpBase : public OperatorBase {
   gloo::Algorithm& algorithm() { return *algorithm_; }
 
  private:
-  std::string status_blob_;
   BufferSignature built_for_;
   std::unique_ptr<gloo::Algorithm> algorithm_;
 };

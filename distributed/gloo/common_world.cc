@@ -19,7 +19,7 @@
 
 #include "core/enforce.h"
 #include "core/logging.h"
-#include "distributed/gloo/gloo_error.h"
+#include "distributed/collective.h"
 #include "distributed/gloo/gloo_store_adapter.h"
 #include "distributed/gloo/transport_device.h"
 
@@ -288,7 +288,7 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
   } catch (const StoreHandlerTimeoutException&) {
     throw;
   } catch (const std::exception& e) {
-    throw GlooIoError(MakeString("rendezvous '", options.name, "': rank ", options.rank,
+    throw CollectiveIoError(MakeString("rendezvous '", options.name, "': rank ", options.rank,
                                  " could not connect to its peers: ", e.what()));
   }
   if (options.sync) {
@@ -312,7 +312,7 @@ CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& 
     world->context->setTimeout(existing.timeout());
     gloo::BarrierAllToOne(world->context, 0).run();
   } catch (const std::exception& e) {
-    throw GlooIoError(MakeString("cloning common world '", existing.name, "' into '", name,
+    throw CollectiveIoError(MakeString("cloning common world '", existing.name, "' into '", name,
                                  "' failed on rank ", existing.rank(), ": ", e.what()));
   }
   if (sync) {

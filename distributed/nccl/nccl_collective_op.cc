@@ -6,23 +6,20 @@
 namespace caffe2 {
 
 NcclCollectiveOpBase::NcclCollectiveOpBase(const OperatorDef& def, Workspace* ws)
-    : Operator<CUDAContext>(def, ws),
-      status_blob_(GetSingleArgument<std::string>("status_blob", "")) {
-  if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
-}
+    : Operator<CUDAContext>(def, ws), CollectiveOp(*this, ws) {}
 
 void NcclCollectiveOpBase::SwitchToDevice(int stream_id) {
   stream_id_ = stream_id;
   Operator<CUDAContext>::SwitchToDevice(stream_id);
 }
 
-bool NcclCollectiveOpBase::RunOnDevice() {
+std::exception_ptr NcclCollectiveOpBase::WireFailure(std::exception_ptr error) {
   try {
-    RunCollective();
-    return true;
+    std::rethrow_exception(error);
   } catch (const NcclError&) {
-    WriteStatusBlob(workspace(), status_blob_, 1);
-    throw;
+    return error;
+  } catch (...) {
+    return nullptr;
   }
 }
 
@@ -32,13 +29,6 @@ NcclWorld& NcclCollectiveOpBase::World() {
              debug_def().input(0), "') must be an NCCL common world (CreateCommonWorld or "
              "CloneCommonWorld with engine='NCCL') but holds ", blob.TypeName());
   return *blob.Get<NcclWorldPtr>();
-}
-
-std::string NcclCollectiveOpBase::What() const {
-  const std::string& label = !debug_def().name().empty()
-                                 ? debug_def().name()
-                                 : (debug_def().output_size() ? debug_def().output(0) : "");
-  return type() + " '" + label + "'";
 }
 
 std::vector<NcclCollectiveOpBase::Buffer> NcclCollectiveOpBase::Buffers(int first, bool in_place) {

@@ -1,14 +1,14 @@
 // The shared frame of the communication ops under engine NCCL (CUDA; built with NCCL):
 // Allreduce, Broadcast, Allgather and ReduceScatter keep the contract of their GLOO versions (ops
-// spec §3.5) on GPU buffers and an NcclWorld (nccl_world.h).
+// spec §3.5; distributed/collective.h) on GPU buffers and an NcclWorld (nccl_world.h).
 //
 // - Input 0 is an NCCL common world (CreateCommonWorld / CloneCommonWorld with engine NCCL).
 // - The buffers are one CUDA tensor per local GPU of the world, in the world's GPU order: buffer
 //   i lives on gpus[i]; all of one dtype (float, float16, double, int32, int64, int8, uint8) and
 //   one size. They are read (and, in place, written) by NCCL on every run, so unlike Gloo there
 //   is no pointer-stability rule.
-// - `status_blob` (string, ""): created with the op; a failure on the wire or a timeout (NcclError)
-//   writes int32 [1] into it. The error is always rethrown (Python: gloo.python.IoError).
+// - A failure on the wire or a timeout is an NcclError (a CollectiveIoError): it writes the status
+//   blob and is rethrown.
 // - Run returns once the result is on every local GPU; see nccl_world.h for timeouts and dead
 //   peers (the world is aborted and every later collective on it fails).
 #pragma once
@@ -18,13 +18,14 @@
 
 #include "core/cuda/cuda_context.h"
 #include "core/operator.h"
+#include "distributed/collective.h"
 #include "distributed/op_helpers.h"
 #include "distributed/nccl/nccl_world.h"
 
 namespace caffe2 {
 
 
-class NcclCollectiveOpBase : public Operator<CUDAContext> {
+class NcclCollectiveOpBase : public Operator<CUDAContext>, public CollectiveOp {
  public:
   NcclCollectiveOpBase(const OperatorDef& def, Workspace* ws);
 
@@ -36,20 +37,18 @@ class NcclCollectiveOpBase : public Operator<CUDAContext> {
     void* out = nullptr;
   };
 
-  bool RunOnDevice() final;
+  bool RunOnDevice() final { return RunReportingWireFailures(); }
   void SwitchToDevice(int stream_id) override;
-  virtual void RunCollective() = 0;
+  // NcclError is the failure on the wire.
+  std::exception_ptr WireFailure(std::exception_ptr error) final;
 
   NcclWorld& World();
-  // "<Type> '<op name or first output>'", for messages.
-  std::string What() const;
   // Inputs [first, first + local GPUs of the world), checked as described above. `in_place`:
   // input first + i is output i (the op writes it).
   std::vector<Buffer> Buffers(int first, bool in_place);
   int stream_id() const { return stream_id_; }
 
  private:
-  std::string status_blob_;
   int stream_id_ = 0;
 };
 

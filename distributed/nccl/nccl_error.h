@@ -1,15 +1,15 @@
 // NcclError: a multi-process NCCL collective or communicator setup failed or timed out (a peer
-// died or is stuck, the network broke). It is a GlooIoError, so Python sees it as
-// gloo.python.IoError (a RuntimeError), the same exception a failed Gloo collective raises.
+// died or is stuck, the network broke). It is a CollectiveIoError (distributed/collective.h), so
+// Python sees it as gloo.python.IoError (a RuntimeError), as it sees a failed Gloo collective.
 #pragma once
 
-#include "distributed/gloo/gloo_error.h"
+#include "distributed/collective.h"
 
 namespace caffe2 {
 
-class NcclError : public GlooIoError {
+class NcclError : public CollectiveIoError {
  public:
-  using GlooIoError::GlooIoError;
+  using CollectiveIoError::CollectiveIoError;
 };
 
 }  // namespace caffe2

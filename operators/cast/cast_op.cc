@@ -32,6 +32,11 @@ DataType CastTarget(const OperatorDef& def) {
   return to;
 }
 
+void CheckHalfFloatInput(const Tensor& X, bool to_half) {
+  C2_ENFORCE(to_half ? X.IsType<float>() : X.IsType<float16>(), "expects a ", to_half ? "float" : "float16",
+             " tensor, got ", X.DebugString());
+}
+
 namespace {
 
 template <class T>
@@ -163,8 +168,7 @@ class HalfFloatOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(kToHalf ? X.IsType<float>() : X.IsType<float16>(), "expects a ",
-               kToHalf ? "float" : "float16", " tensor, got ", X.DebugString());
+    CheckHalfFloatInput(X, kToHalf);
     Tensor* Y = Output(0);
     Y->Resize(X.dims());
     Cast(X, kToHalf ? DataType::FLOAT16 : DataType::FLOAT, Y);

@@ -1,6 +1,7 @@
-// CUDA kernel of Cast (contract in cast_op.h): one thread per element converts through double,
-// exactly as the CPU kernel does (float16 through float with round-to-nearest-even; bool is
-// value != 0). In place, the result is built in a scratch tensor and copied into X.
+// CUDA kernels of Cast, FloatToHalf and HalfToFloat (contracts in cast_op.h and cast_op.cc).
+// Cast: one thread per element converts through double, exactly as the CPU kernel does (float16
+// through float with round-to-nearest-even; bool is value != 0). In place, the result is built in
+// a scratch tensor and copied into X.
 #include <cuda_fp16.h>
 
 #include "core/cuda/cuda_launch.h"
@@ -84,8 +85,44 @@ class CudaCastOp final : public Operator<CUDAContext> {
   Tensor retired_;
 };
 
+// FloatToHalf and HalfToFloat: IEEE conversions with round-to-nearest-even, as on the CPU.
+__global__ void FloatToHalfKernel(int64_t n, const float* x, __half* y) {
+  C2_CUDA_KERNEL_LOOP(i, n) { y[i] = __float2half_rn(x[i]); }
+}
+__global__ void HalfToFloatKernel(int64_t n, const __half* x, float* y) {
+  C2_CUDA_KERNEL_LOOP(i, n) { y[i] = __half2float(x[i]); }
+}
+
+template <bool kToHalf>
+class CudaHalfFloatOp final : public Operator<CUDAContext> {
+ public:
+  using Operator<CUDAContext>::Operator;
+  bool RunOnDevice() override {
+    const Tensor& X = Input(0);
+    CheckHalfFloatInput(X, kToHalf);
+    Tensor* Y = Output(0);
+    Y->Resize(X.dims());
+    const int64_t n = X.numel();
+    if (kToHalf) {
+      __half* y = reinterpret_cast<__half*>(Y->mutable_data<float16>());
+      if (n == 0) return true;
+      FloatToHalfKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+          n, X.data<float>(), y);
+    } else {
+      float* y = Y->mutable_data<float>();
+      if (n == 0) return true;
+      HalfToFloatKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+          n, reinterpret_cast<const __half*>(X.data<float16>()), y);
+    }
+    C2_CUDA_KERNEL_LAUNCH_CHECK();
+    return true;
+  }
+};
+
 }  // namespace
 
 REGISTER_CUDA_OPERATOR(Cast, CudaCastOp);
+REGISTER_CUDA_OPERATOR(FloatToHalf, CudaHalfFloatOp<true>);
+REGISTER_CUDA_OPERATOR(HalfToFloat, CudaHalfFloatOp<false>);
 
 }  // namespace caffe2

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/argument.h"
+#include "core/tensor.h"
 #include "core/types.h"
 
 namespace caffe2 {
@@ -19,5 +20,7 @@ namespace caffe2 {
 DataType DataTypeArg(const ArgumentHelper& args, const std::string& name, DataType fallback);
 // The `to` of a Cast def, checked to be a type a tensor can be cast to.
 DataType CastTarget(const OperatorDef& def);
+// FloatToHalf's X is float, HalfToFloat's float16.
+void CheckHalfFloatInput(const Tensor& X, bool to_half);
 
 }  // namespace caffe2

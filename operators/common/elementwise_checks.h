@@ -38,6 +38,16 @@ inline void CheckSameShapeAndType(const OperatorBase& op, int first) {
   }
 }
 
+// Sum's input i (i > 0) against input 0: the same shape and type.
+inline void CheckSumInput(const OperatorBase& op, int i) {
+  const Tensor& x0 = op.Input(0);
+  const Tensor& xi = op.Input(i);
+  C2_ENFORCE(xi.dims() == x0.dims(), "input ", i, " ('", op.debug_def().input(i), "') has shape ",
+             Tensor::DimsString(xi.dims()), " but input 0 has ", Tensor::DimsString(x0.dims()));
+  C2_ENFORCE(xi.meta() == x0.meta(), "input ", i, " has type ", xi.meta().name, " but input 0 has ",
+             x0.meta().name);
+}
+
 // Pow takes its exponent as the float argument `exponent` or as input 1, never both.
 inline bool PowHasExponentArgument(const OperatorBase& op) {
   const bool has_exponent = op.HasArgument("exponent");

@@ -1,12 +1,13 @@
 // CUDA operator templates that apply the functors of operators/common/elementwise_functors.h, the
-// GPU twins of operators/elementwise/elementwise_op_base.h (same contracts, same type lists, same
+// GPU twins of operators/common/elementwise_op_base.h (same contracts, same type lists, same
 // legacy broadcast of B). Include from .cu files only; each op's .cu instantiates what it uses.
 //
 // CudaUnaryOp<F, Types>:             [X] -> [Y], Y = F(X)
 // CudaUnaryGradientOp<F, Types>:     [S, dY] -> [dX], dX = F(S, dY)
 // CudaBinaryOp<F, Types, kBool>:     [A, B] -> [C], C = F(A, B), B broadcast as (pre, n, post)
 // Ops with arguments construct F from the def in their constructor, as the CPU ops do.
-// float16 tensors are computed in float (half_cuda.cuh): a type list may add float16 on CUDA.
+// float16 tensors are computed in float (half_cuda.cuh): the type lists below add float16, a
+// CUDA-only type for these ops (for fp16 training; their CPU kernels take float types only).
 #pragma once
 
 #include <type_traits>
@@ -37,6 +38,11 @@ __global__ void BinaryKernel(int64_t total, int64_t n, int64_t post, const TIn* 
 }
 
 }  // namespace elementwise_cuda
+
+// The type lists of the elementwise CUDA registrations (operators/elementwise, operators/unary).
+using CudaFloatTypes = TypeList<float, double, float16>;
+using CudaNumericTypes = TypeList<float, double, int32_t, int64_t, float16>;
+using CudaNumericAndBoolTypes = TypeList<float, double, int32_t, int64_t, bool>;
 
 template <class F, class Types>
 class CudaUnaryOp : public Operator<CUDAContext> {

@@ -24,6 +24,13 @@ cudaDataType_t CudaType(DataType type) {
 
 }  // namespace
 
+DataType CudaGemmInputType(const Tensor& A, const Tensor& B) {
+  C2_ENFORCE((A.IsType<float>() || A.IsType<float16>()) && A.meta() == B.meta(),
+             "A and B must both be float (or float16 on CUDA), got ", A.meta().name, " and ",
+             B.meta().name);
+  return A.dtype();
+}
+
 void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, int64_t M,
               int64_t N, int64_t K, float alpha, const void* A, int64_t lda, const void* B,
               int64_t ldb, float beta, void* C, int64_t ldc) {

@@ -25,6 +25,10 @@ void CudaGemmStridedBatched(CUDAContext* context, DataType type, bool trans_a, b
                             int64_t stride_b, float beta, void* C, int64_t ldc, int64_t stride_c,
                             int64_t batch);
 
+// The storage type of a product's A and B: both float, or both float16 (CUDA only); otherwise an
+// error that names both types.
+DataType CudaGemmInputType(const Tensor& A, const Tensor& B);
+
 // A device vector of n ones of `type` (FLOAT or FLOAT16), kept in `cache` and refilled only when
 // n grows or the type changes. For bias terms: Y += ones(M) b^T, db = dY^T ones(M).
 const void* CudaOnes(CUDAContext* context, DataType type, int64_t n, Tensor* cache);

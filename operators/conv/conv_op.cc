@@ -302,11 +302,7 @@ ConvGradientOp::ConvGradientOp(const OperatorDef& def, Workspace* ws)
     : Operator<CPUContext>(def, ws),
       args_(ArgumentHelper(def)),
       no_bias_(GetSingleArgument<int>("no_bias", 0) != 0) {
-  const int max_out = no_bias_ ? 2 : 3;
-  C2_ENFORCE(OutputSize() >= max_out - 1 && OutputSize() <= max_out,
-             no_bias_ ? "with no_bias=1 the outputs are [dfilter, dX?]"
-                      : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
-             ", got ", OutputSize(), " outputs");
+  CheckConvGradientOutputCount(*this, no_bias_);
 }
 
 bool ConvGradientOp::RunOnDevice() {
@@ -318,8 +314,7 @@ bool ConvGradientOp::RunOnDevice() {
   CheckFloat(dY, "dY");
   const ConvShape s = CheckConvShapes(args_, X.dims(), W.dims());
   const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
-  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
-             Tensor::DimsString(y_dims));
+  CheckGradientOutputShape(dY, y_dims);
   const int dx_index = no_bias_ ? 1 : 2;
   Tensor* dW = Output(0);
   dW->ResizeLike(W);

@@ -24,6 +24,25 @@ int64_t CeilDiv(int64_t a, int64_t b) { return -FloorDiv(-a, b); }
 
 }  // namespace
 
+void CheckConvGradientOutputCount(const OperatorBase& op, bool no_bias) {
+  const int max_out = no_bias ? 2 : 3;
+  C2_ENFORCE(op.OutputSize() >= max_out - 1 && op.OutputSize() <= max_out,
+             no_bias ? "with no_bias=1 the outputs are [dfilter, dX?]"
+                     : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
+             ", got ", op.OutputSize(), " outputs");
+}
+
+void CheckGradientOutputShape(const Tensor& dY, const std::vector<int64_t>& y_dims) {
+  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
+             Tensor::DimsString(y_dims));
+}
+
+void CheckPoolGradientShapes(const Tensor& X, const Tensor& Y, const Tensor& dY, const std::vector<int64_t>& y_dims) {
+  C2_ENFORCE(Y.dims() == y_dims && dY.dims() == y_dims, "Y ", Tensor::DimsString(Y.dims()), " and dY ",
+             Tensor::DimsString(dY.dims()), " must have the output shape ", Tensor::DimsString(y_dims), " of X ",
+             Tensor::DimsString(X.dims()));
+}
+
 StorageOrder ParseStorageOrder(const std::string& order) {
   if (order == "NCHW") return StorageOrder::NCHW;
   if (order == "NHWC") return StorageOrder::NHWC;

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "caffe2/proto/caffe2.pb.h"
+#include "core/operator.h"
 
 namespace caffe2 {
 
@@ -132,5 +133,13 @@ class ConvPoolArgs {
 
 // Tensor inference helper: the geometry for a TensorShape input.
 ConvPoolGeometry ResolveConvPoolShape(const OperatorDef& def, const TensorShape& x);
+
+// The checks the conv and pool gradients share on every device and engine:
+// - a conv gradient's outputs are [dfilter, dbias, dX?], or [dfilter, dX?] with no_bias=1;
+void CheckConvGradientOutputCount(const OperatorBase& op, bool no_bias);
+// - a gradient's dY has the forward output's dims `y_dims`;
+void CheckGradientOutputShape(const Tensor& dY, const std::vector<int64_t>& y_dims);
+// - a pool gradient's Y and dY both have them (those of X's pooling).
+void CheckPoolGradientShapes(const Tensor& X, const Tensor& Y, const Tensor& dY, const std::vector<int64_t>& y_dims);
 
 }  // namespace caffe2

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "operators/common/input_checks.h"
 #include "operators/common/parallel_for.h"
@@ -133,11 +134,7 @@ ConvTransposeGradientOp::ConvTransposeGradientOp(const OperatorDef& def, Workspa
     : Operator<CPUContext>(def, ws),
       args_(ArgumentHelper(def)),
       no_bias_(GetSingleArgument<int>("no_bias", 0) != 0) {
-  const int max_out = no_bias_ ? 2 : 3;
-  C2_ENFORCE(OutputSize() >= max_out - 1 && OutputSize() <= max_out,
-             no_bias_ ? "with no_bias=1 the outputs are [dfilter, dX?]"
-                      : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
-             ", got ", OutputSize(), " outputs");
+  CheckConvGradientOutputCount(*this, no_bias_);
 }
 
 bool ConvTransposeGradientOp::RunOnDevice() {
@@ -149,8 +146,7 @@ bool ConvTransposeGradientOp::RunOnDevice() {
   CheckFloat(dY, "dY");
   const TransposeShape s = CheckShapes(args_, X.dims(), W.dims());
   const std::vector<int64_t> y_dims = s.g.OutputDims(s.M);
-  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
-             Tensor::DimsString(y_dims));
+  CheckGradientOutputShape(dY, y_dims);
   const int dx_index = no_bias_ ? 1 : 2;
   Tensor* dW = Output(0);
   dW->ResizeLike(W);
@@ -278,7 +274,9 @@ std::vector<TensorShape> ConvTransposeGradientInference(const OperatorDef& def,
 }  // namespace
 
 REGISTER_CPU_OPERATOR(ConvTranspose, ConvTransposeOp);
+REGISTER_GPU_FALLBACK(ConvTranspose);  // CUDA runs the CPU kernel
 REGISTER_CPU_OPERATOR(ConvTransposeGradient, ConvTransposeGradientOp);
+REGISTER_GPU_FALLBACK(ConvTransposeGradient);  // CUDA runs the CPU kernel
 
 OPERATOR_SCHEMA(ConvTranspose)
     .NumInputs(2, 3)

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/op_alias.h"
 #include "operators/common/input_checks.h"
@@ -282,9 +283,7 @@ bool PoolGradientOp<kKind>::RunOnDevice() {
   CheckFloat(dY, "dY");
   const ConvPoolGeometry g = args_.Resolve(X.dims());
   const std::vector<int64_t> y_dims = g.OutputDims(g.C);
-  C2_ENFORCE(Y.dims() == y_dims && dY.dims() == y_dims, "Y ", Tensor::DimsString(Y.dims()), " and dY ",
-             Tensor::DimsString(dY.dims()), " must have the output shape ", Tensor::DimsString(y_dims),
-             " of X ", Tensor::DimsString(X.dims()));
+  CheckPoolGradientShapes(X, Y, dY, y_dims);
   Tensor* dX = Output(0);
   dX->ResizeLike(X);
   float* dx = dX->mutable_data<float>();
@@ -357,9 +356,11 @@ using LpPoolGradientOp = PoolGradientOp<PoolKind::kLp>;
 REGISTER_CPU_OPERATOR(MaxPool, MaxPoolOp);
 REGISTER_CPU_OPERATOR(AveragePool, AveragePoolOp);
 REGISTER_CPU_OPERATOR(LpPool, LpPoolOp);
+REGISTER_GPU_FALLBACK(LpPool);  // CUDA runs the CPU kernel
 REGISTER_CPU_OPERATOR(MaxPoolGradient, MaxPoolGradientOp);
 REGISTER_CPU_OPERATOR(AveragePoolGradient, AveragePoolGradientOp);
 REGISTER_CPU_OPERATOR(LpPoolGradient, LpPoolGradientOp);
+REGISTER_GPU_FALLBACK(LpPoolGradient);  // CUDA runs the CPU kernel
 
 OPERATOR_SCHEMA(MaxPool)
     .NumInputs(1)

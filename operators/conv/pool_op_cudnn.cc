@@ -105,9 +105,7 @@ class CudnnPoolGradientOp final : public CudnnPoolOpBase<kKind> {
                X.meta().name, ", ", Y.meta().name, " and ", dY.meta().name);
     const ConvPoolGeometry g = this->args_.Resolve(X.dims());
     const std::vector<int64_t> y_dims = g.OutputDims(g.C);
-    C2_ENFORCE(Y.dims() == y_dims && dY.dims() == y_dims, "Y ", Tensor::DimsString(Y.dims()), " and dY ",
-               Tensor::DimsString(dY.dims()), " must have the output shape ", Tensor::DimsString(y_dims),
-               " of X ", Tensor::DimsString(X.dims()));
+    CheckPoolGradientShapes(X, Y, dY, y_dims);
     if (!this->CudnnCanRun(g)) return this->RunFallback();
     Tensor* dX = this->Output(0);
     dX->ResizeLike(X);

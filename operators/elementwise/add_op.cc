@@ -3,7 +3,7 @@
 // Gradient: without a `broadcast` argument both inputs alias dC; with it, dA aliases dC and
 // dB = SumReduceLike([dC, B]) (arguments copied).
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

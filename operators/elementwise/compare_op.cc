@@ -1,7 +1,7 @@
 // Comparisons LT, LE, GT, GE, EQ: [A, B] -> [C bool], with the legacy broadcast of B (spec ops
 // §1.2.10); int32, int64, float, double, and bool. No gradient.
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 

@@ -3,7 +3,7 @@
 // DivGradient: [B, C, dC] -> [dA, dB], dA = dC / B, dB = -dC * C / B; same shapes only, so the
 // gradient of a broadcasting Div is an error.
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

@@ -24,8 +24,7 @@ class ElementwiseLinearOp final : public Operator<CPUContext> {
     const Tensor& w = Input(1);
     const Tensor& b = Input(2);
     const NDShape s = CheckElementwiseLinearShapes(X, w, GetSingleArgument<int>("axis", 1));
-    C2_ENFORCE(b.IsType<float>() && b.ndim() == 1 && b.numel() == s.D, "b ", b.DebugString(),
-               " must be a 1-d float tensor with ", s.D, " elements");
+    CheckElementwiseLinearBias(b, s);
     Tensor* Y = Output(0);
     Y->Resize(X.dims());
     ConstMap x(X.data<float>(), s.N, s.D);
@@ -43,8 +42,7 @@ class ElementwiseLinearGradientOp final : public Operator<CPUContext> {
     const Tensor& X = Input(1);
     const Tensor& w = Input(2);
     const NDShape s = CheckElementwiseLinearShapes(X, w, GetSingleArgument<int>("axis", 1));
-    C2_ENFORCE(dY.dims() == X.dims() && dY.IsType<float>(), "dY ", dY.DebugString(),
-               " must be float with the shape of X ", Tensor::DimsString(X.dims()));
+    CheckElementwiseLinearGradient(dY, X);
     ConstMap dy(dY.data<float>(), s.N, s.D);
     ConstMap x(X.data<float>(), s.N, s.D);
     Tensor* dw = Output(1);

@@ -42,8 +42,7 @@ class CudaElementwiseLinearOp final : public Operator<CUDAContext> {
     const Tensor& w = Input(1);
     const Tensor& b = Input(2);
     const NDShape s = CheckElementwiseLinearShapes(X, w, GetSingleArgument<int>("axis", 1));
-    C2_ENFORCE(b.IsType<float>() && b.ndim() == 1 && b.numel() == s.D, "b ", b.DebugString(),
-               " must be a 1-d float tensor with ", s.D, " elements");
+    CheckElementwiseLinearBias(b, s);
     Tensor* Y = Output(0);
     Y->Resize(X.dims());
     float* y = Y->mutable_data<float>();
@@ -64,8 +63,7 @@ class CudaElementwiseLinearGradientOp final : public Operator<CUDAContext> {
     const Tensor& X = Input(1);
     const Tensor& w = Input(2);
     const NDShape s = CheckElementwiseLinearShapes(X, w, GetSingleArgument<int>("axis", 1));
-    C2_ENFORCE(dY.dims() == X.dims() && dY.IsType<float>(), "dY ", dY.DebugString(),
-               " must be float with the shape of X ", Tensor::DimsString(X.dims()));
+    CheckElementwiseLinearGradient(dY, X);
     Tensor* dw = Output(1);
     Tensor* db = Output(2);
     dw->Resize(s.D);

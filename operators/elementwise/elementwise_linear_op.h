@@ -1,5 +1,5 @@
-// The (N, D) view of ElementwiseLinear and its gradient (contract in elementwise_linear_op.cc),
-// shared by the CPU and CUDA kernels.
+// The (N, D) view and the input checks of ElementwiseLinear and its gradient (contract in
+// elementwise_linear_op.cc), shared by the CPU and CUDA kernels.
 #pragma once
 
 #include "core/tensor.h"
@@ -21,6 +21,18 @@ inline NDShape CheckElementwiseLinearShapes(const Tensor& X, const Tensor& w, in
              " must be 1-d with ", s.D, " elements for X ", Tensor::DimsString(X.dims()),
              " at axis ", axis);
   return s;
+}
+
+// ElementwiseLinear's b: D floats.
+inline void CheckElementwiseLinearBias(const Tensor& b, const NDShape& s) {
+  C2_ENFORCE(b.IsType<float>() && b.ndim() == 1 && b.numel() == s.D, "b ", b.DebugString(),
+             " must be a 1-d float tensor with ", s.D, " elements");
+}
+
+// ElementwiseLinearGradient's dY: float, shaped like X.
+inline void CheckElementwiseLinearGradient(const Tensor& dY, const Tensor& X) {
+  C2_ENFORCE(dY.dims() == X.dims() && dY.IsType<float>(), "dY ", dY.DebugString(),
+             " must be float with the shape of X ", Tensor::DimsString(X.dims()));
 }
 
 }  // namespace caffe2

@@ -1,7 +1,7 @@
 // Logical And, Or, Xor: [A bool, B bool] -> [C bool] with the legacy broadcast of B (spec ops
 // §1.2.10); Not: [X bool] -> [Y bool], in place allowed. No gradients.
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 

@@ -2,7 +2,7 @@
 // be X0.
 // MeanGradient: [dY] -> [dX0, dX1, ...], each dY / n; dX0 may overwrite dY.
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

@@ -3,7 +3,7 @@
 // MaxGradient / MinGradient: [Y, dY, X0, X1, ...] -> [dX0, dX1, ...], dXi = dY where Xi == Y,
 // else 0 (every input that attains the extremum receives the gradient). dX0 may overwrite dY.
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

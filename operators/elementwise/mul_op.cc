@@ -3,7 +3,7 @@
 // Gradient: dA = Mul([dC, B]) (broadcast arguments copied), dB = Mul([dC, A]); with a `broadcast`
 // argument dB is computed into "<dB>_autogen_pre_red" and reduced by SumReduceLike([., B]).
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

@@ -7,7 +7,7 @@
 // Gradient, tensor exponent (no in-place): dX = E X^(E-1) dY and dE = log(X) Y dY, built from
 // ConstantFill, Sub, Pow, Mul and Log, dE reduced by SumReduceLike when broadcasting.
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

@@ -3,7 +3,7 @@
 // Gradient: dA aliases dC; dB = Negative(dC), with a `broadcast` argument computed into
 // "<dB>_autogen_pre_red" and reduced by SumReduceLike([., B]) (axis, axis_str, order copied).
 #include "core/gradient.h"
-#include "operators/elementwise/elementwise_op_base.h"
+#include "operators/common/elementwise_op_base.h"
 
 namespace caffe2 {
 namespace {

@@ -2,6 +2,7 @@
 // int32, int64). Y may be X0 (accumulate in place). The gradient passes dY to every input.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/common/elementwise_checks.h"
 #include "operators/common/parallel_for.h"
 
 namespace caffe2 {
@@ -27,10 +28,7 @@ class SumOp final : public Operator<CPUContext> {
     const Tensor& x0 = Input(0);
     for (int i = 1; i < InputSize(); ++i) {
       const Tensor& xi = Input(i);
-      C2_ENFORCE(xi.dims() == x0.dims(), "input ", i, " ('", debug_def().input(i), "') has shape ",
-                 Tensor::DimsString(xi.dims()), " but input 0 has ", Tensor::DimsString(x0.dims()));
-      C2_ENFORCE(xi.meta() == x0.meta(), "input ", i, " has type ", xi.meta().name,
-                 " but input 0 has ", x0.meta().name);
+      CheckSumInput(*this, i);
       C2_ENFORCE(xi.device().type == kCPU, "input ", i, " lives on ", DeviceString(xi.device()));
     }
     Tensor* y = Output(0);

@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_launch.h"
 #include "core/operator.h"
 #include "operators/common/cuda_inputs.h"
+#include "operators/common/elementwise_checks.h"
 #include "operators/common/elementwise_cpu.h"  // TypeList, DispatchType
 #include "operators/common/half_cuda.cuh"
 
@@ -51,11 +52,7 @@ class CudaSumOp final : public Operator<CUDAContext> {
     std::vector<const D*> inputs;
     for (int i = 0; i < InputSize(); ++i) {
       const Tensor& xi = Input(i);
-      C2_ENFORCE(xi.dims() == x0.dims(), "input ", i, " ('", debug_def().input(i),
-                 "') has shape ", Tensor::DimsString(xi.dims()), " but input 0 has ",
-                 Tensor::DimsString(x0.dims()));
-      C2_ENFORCE(xi.meta() == x0.meta(), "input ", i, " has type ", xi.meta().name,
-                 " but input 0 has ", x0.meta().name);
+      if (i > 0) CheckSumInput(*this, i);
       inputs.push_back(reinterpret_cast<const D*>(
           OnDevice(xi, device(), scratch_[i].get()).template data<T>()));
     }

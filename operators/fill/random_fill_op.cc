@@ -5,6 +5,7 @@
 #include <random>
 #include <unordered_set>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -159,6 +160,7 @@ REGISTER_CPU_OPERATOR(UniformIntFill, UniformFillOp<int32_t>);
 REGISTER_CPU_OPERATOR(XavierFill, XavierFillOp);
 REGISTER_CPU_OPERATOR(MSRAFill, MSRAFillOp);
 REGISTER_CPU_OPERATOR(UniqueUniformFill, UniqueUniformFillOp);
+REGISTER_GPU_FALLBACK(UniqueUniformFill);  // CUDA runs the CPU kernel
 
 OPERATOR_SCHEMA(GaussianFill)
     .NumInputs(0, 1)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -105,6 +106,7 @@ std::vector<TensorShape> DiagonalInference(const OperatorDef& def,
 REGISTER_CPU_OPERATOR(RangeFill, RangeFillOp);
 REGISTER_CPU_OPERATOR(DiagonalFill, DiagonalFillOp);
 REGISTER_CPU_OPERATOR(LengthsRangeFill, LengthsRangeFillOp);
+REGISTER_GPU_FALLBACK(LengthsRangeFill);  // CUDA runs the CPU kernel
 
 OPERATOR_SCHEMA(RangeFill)
     .NumInputs(0, 1)

@@ -1,5 +1,6 @@
 // OneHot: [indices (int64, N), index_size (one-element int64, CPU)] -> [one_hots (N, index_size)
 // float], one_hots[i][indices[i]] = 1 (spec ops §1.3). NO_GRADIENT.
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -33,6 +34,7 @@ class OneHotOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(OneHot, OneHotOp);
+REGISTER_GPU_FALLBACK(OneHot);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(OneHot)
     .NumInputs(2)
     .NumOutputs(1)

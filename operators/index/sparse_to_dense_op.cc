@@ -2,6 +2,7 @@
 // first dim DATA_TO_INFER_DIM.dims[0] (or max(INDICES) + 1) and the trailing dims
 // VALUES.dims[INDICES.ndim:]; row INDICES[k] accumulates VALUES row k, other rows are zero.
 // float, double, int32, int64 values. NO_GRADIENT here (it is the dense gradient of Gather).
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -63,6 +64,7 @@ class SparseToDenseOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(SparseToDense, SparseToDenseOp);
+REGISTER_GPU_FALLBACK(SparseToDense);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(SparseToDense)
     .NumInputs(2, 3)
     .NumOutputs(1)

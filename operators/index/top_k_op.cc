@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
 
@@ -157,6 +158,7 @@ std::vector<TensorShape> TopKInference(const OperatorDef& def, const std::vector
 }  // namespace
 
 REGISTER_CPU_OPERATOR(TopK, TopKOp);
+REGISTER_GPU_FALLBACK(TopK);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(TopK)
     .NumInputs(1)
     .NumOutputs(2, 3)
@@ -166,6 +168,7 @@ OPERATOR_SCHEMA(TopK)
     .SetDoc("The k largest values along an axis and their indices.");
 REGISTER_GRADIENT(TopK, GetTopKGradient);
 REGISTER_CPU_OPERATOR(TopKGradient, TopKGradientOp);
+REGISTER_GPU_FALLBACK(TopKGradient);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(TopKGradient).NumInputs(3).NumOutputs(1);
 
 }  // namespace caffe2

@@ -323,7 +323,7 @@ void ImageInputOp::CopyLabelsAndExtras() {
 }
 
 REGISTER_CPU_OPERATOR(ImageInput, ImageInputOp);
-// The CUDA registration (with the GPU transform) is in image_input_op_gpu.cu.
+// The CUDA registration (with the GPU transform) is in image_input_op_cuda.cc.
 
 OPERATOR_SCHEMA(ImageInput)
     .NumInputs(0, 1)

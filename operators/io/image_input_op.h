@@ -12,7 +12,7 @@
 // Records: TensorProtos [image, label, (weights for label types 3 and 4), extras..., (box)] where the
 // image is STRING (an encoded file) or BYTE (raw HWC), or a caffe::Datum (encoded or raw CHW).
 // Every argument of the spec is honoured on the CPU (see the schema doc in the .cc for the list).
-// On a CUDA device (CudaImageInputOp, image_input_op_gpu.cu) the same batch is copied to the GPU;
+// On a CUDA device (CudaImageInputOp, image_input_op_cuda.cc) the same batch is copied to the GPU;
 // with use_gpu_transform=1 the decode threads only crop (and mirror, also in test mode, without
 // colour jitter or lighting, as upstream) into uint8 NHWC, and a kernel normalizes the bytes into
 // the data output, NCHW (batch_size, C, crop, crop) in output_type.

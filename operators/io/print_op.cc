@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "core/workspace.h"
@@ -88,6 +89,7 @@ class PrintOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(Print, PrintOp);
+REGISTER_GPU_FALLBACK(Print);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(Print)
     .NumInputs(1)
     .NumOutputs(0)

@@ -9,6 +9,7 @@
 
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/nn/dropout_op.h"
 
 namespace caffe2 {
 namespace {
@@ -17,26 +18,25 @@ class DropoutBase : public Operator<CPUContext> {
  public:
   DropoutBase(const OperatorDef& def, Workspace* ws)
       : Operator<CPUContext>(def, ws),
-        ratio_(GetSingleArgument<float>("ratio", 0.5f)),
-        is_test_(GetSingleArgument<int>("is_test", 0) != 0) {
-    C2_ENFORCE(ratio_ >= 0 && ratio_ < 1, "ratio must be in [0, 1), got ", ratio_);
-  }
+        args_(ReadDropoutArgs(*this)),
+        ratio_(args_.ratio),
+        is_test_(args_.is_test) {}
 
  protected:
-  float ratio_;
-  bool is_test_;
+  const DropoutArgs args_;
+  const float ratio_;
+  const bool is_test_;
 };
 
 class DropoutOp final : public DropoutBase {
  public:
   DropoutOp(const OperatorDef& def, Workspace* ws) : DropoutBase(def, ws) {
-    C2_ENFORCE(is_test_ || OutputSize() == 2, "training (is_test=0) needs the mask output, got ", OutputSize(),
-               " output(s)");
+    CheckDropoutOutputs(*this, args_);
   }
 
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.IsType<float>(), "float input expected, got ", X.meta().name);
+    CheckDropoutInput(X);
     Tensor* Y = Output(0);
     if (is_test_) {
       if (Y != &X) Y->CopyFrom(X);
@@ -62,8 +62,7 @@ class DropoutOp final : public DropoutBase {
 class DropoutGradOp final : public DropoutBase {
  public:
   DropoutGradOp(const OperatorDef& def, Workspace* ws) : DropoutBase(def, ws) {
-    C2_ENFORCE(InputSize() == (is_test_ ? 1 : 2), is_test_ ? "test mode takes [dY]" : "training takes [dY, mask]",
-               ", got ", InputSize(), " input(s)");
+    CheckDropoutGradInputCount(*this, args_);
   }
 
   bool RunOnDevice() override {
@@ -74,8 +73,7 @@ class DropoutGradOp final : public DropoutBase {
       return true;
     }
     const Tensor& M = Input(1);
-    C2_ENFORCE(M.IsType<bool>() && M.dims() == dY.dims(), "mask must be bool and shaped like dY ",
-               Tensor::DimsString(dY.dims()), ", got ", M.meta().name, " ", Tensor::DimsString(M.dims()));
+    CheckDropoutGradInputs(dY, M);
     dX->ResizeLike(dY);
     const float* dy = dY.data<float>();
     const bool* mask = M.data<bool>();

@@ -9,6 +9,7 @@
 #include "core/cuda/cuda_context.h"
 #include "core/cuda/cuda_launch.h"
 #include "core/operator.h"
+#include "operators/nn/dropout_op.h"
 
 namespace caffe2 {
 namespace {
@@ -30,10 +31,9 @@ class CudaDropoutBase : public Operator<CUDAContext> {
  public:
   CudaDropoutBase(const OperatorDef& def, Workspace* ws)
       : Operator<CUDAContext>(def, ws),
-        ratio_(GetSingleArgument<float>("ratio", 0.5f)),
-        is_test_(GetSingleArgument<int>("is_test", 0) != 0) {
-    C2_ENFORCE(ratio_ >= 0 && ratio_ < 1, "ratio must be in [0, 1), got ", ratio_);
-  }
+        args_(ReadDropoutArgs(*this)),
+        ratio_(args_.ratio),
+        is_test_(args_.is_test) {}
 
  protected:
   // Y = X on the op's stream (nothing when they are one tensor).
@@ -46,20 +46,20 @@ class CudaDropoutBase : public Operator<CUDAContext> {
     }
   }
 
-  float ratio_;
-  bool is_test_;
+  const DropoutArgs args_;
+  const float ratio_;
+  const bool is_test_;
 };
 
 class CudaDropoutOp final : public CudaDropoutBase {
  public:
   CudaDropoutOp(const OperatorDef& def, Workspace* ws) : CudaDropoutBase(def, ws), uniform_(context_.device()) {
-    C2_ENFORCE(is_test_ || OutputSize() == 2, "training (is_test=0) needs the mask output, got ", OutputSize(),
-               " output(s)");
+    CheckDropoutOutputs(*this, args_);
   }
 
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.IsType<float>(), "float input expected, got ", X.meta().name);
+    CheckDropoutInput(X);
     Tensor* Y = Output(0);
     if (is_test_) {
       Identity(X, Y, IsInputOutputAlias(0, 0));
@@ -88,8 +88,7 @@ class CudaDropoutOp final : public CudaDropoutBase {
 class CudaDropoutGradOp final : public CudaDropoutBase {
  public:
   CudaDropoutGradOp(const OperatorDef& def, Workspace* ws) : CudaDropoutBase(def, ws) {
-    C2_ENFORCE(InputSize() == (is_test_ ? 1 : 2), is_test_ ? "test mode takes [dY]" : "training takes [dY, mask]",
-               ", got ", InputSize(), " input(s)");
+    CheckDropoutGradInputCount(*this, args_);
   }
 
   bool RunOnDevice() override {
@@ -100,9 +99,7 @@ class CudaDropoutGradOp final : public CudaDropoutBase {
       return true;
     }
     const Tensor& M = Input(1);
-    C2_ENFORCE(dY.IsType<float>(), "dY must be float, got ", dY.meta().name);
-    C2_ENFORCE(M.IsType<bool>() && M.dims() == dY.dims(), "mask must be bool and shaped like dY ",
-               Tensor::DimsString(dY.dims()), ", got ", M.meta().name, " ", Tensor::DimsString(M.dims()));
+    CheckDropoutGradInputs(dY, M);
     dX->ResizeLike(dY);
     float* dx = dX->mutable_data<float>();
     const int64_t n = dY.numel();

@@ -65,8 +65,7 @@ class FCGradientOp final : public Operator<CPUContext> {
     CheckFloat(X, "X");
     CheckFloat(W, "W");
     FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
-    C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
-               s.M, " x ", s.N, " values");
+    CheckFCGradientOutput(dY, s);
     ConstMap dy(dY.data<float>(), s.M, s.N);
     Tensor* dW = Output(0);
     dW->ResizeLike(W);

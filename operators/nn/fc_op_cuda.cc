@@ -65,8 +65,7 @@ class CudaFCGradientOp final : public Operator<CUDAContext> {
     const Tensor& dY = Input(2);
     const DataType type = CheckTypes(X, W, dY, "dY");
     const FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
-    C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ",
-               s.M, " x ", s.N, " values");
+    CheckFCGradientOutput(dY, s);
     const void* x = X.raw_data();
     const void* dy = dY.raw_data();
     Tensor* dW = Output(0);

@@ -55,8 +55,7 @@ class PReluGradientOp final : public PReluBase {
     const Tensor& X = Input(2);
     const Tensor& slope = Input(3);
     const PReluLayout l = Check(X, slope);
-    C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
-               Tensor::DimsString(X.dims()));
+    CheckPReluGradient(dY, X);
     Tensor* dX = Output(0);
     Tensor* dS = Output(1);
     dX->ResizeLike(X);

@@ -69,8 +69,7 @@ class CudaPReluGradientOp final : public Operator<CUDAContext> {
     const Tensor& X = Input(2);
     const Tensor& slope = Input(3);
     const PReluLayout l = CheckPReluInputs(X, slope, nchw_);
-    C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()),
-               " must be shaped like X ", Tensor::DimsString(X.dims()));
+    CheckPReluGradient(dY, X);
     Tensor* dX = Output(0);
     Tensor* dS = Output(1);
     dX->ResizeLike(X);

@@ -28,4 +28,10 @@ inline PReluLayout CheckPReluInputs(const Tensor& X, const Tensor& slope, bool n
   return PReluLayout{C, nchw ? X.size_from_dim(2) : 1};
 }
 
+// PReluGradient's dY: shaped like X.
+inline void CheckPReluGradient(const Tensor& dY, const Tensor& X) {
+  C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
+             Tensor::DimsString(X.dims()));
+}
+
 }  // namespace caffe2

@@ -4,6 +4,7 @@
 // Arg `order` (NCHW default, or NHWC). No gradient.
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/norm/norm_op_checks.h"
 #include "operators/norm/spatial_bn_op.h"
 
 namespace caffe2 {
@@ -19,14 +20,7 @@ class ChannelBackpropStatsOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(3);
-    const ChannelLayout l = GetChannelLayout(X, order_);
-    C2_ENFORCE(dY.dims() == X.dims() && dY.IsType<float>(), "dY ", Tensor::DimsString(dY.dims()),
-               " must be float and shaped like X ", Tensor::DimsString(X.dims()));
-    const char* names[] = {"", "saved_mean", "saved_inv_std"};
-    for (int i = 1; i <= 2; ++i) {
-      C2_ENFORCE(Input(i).IsType<float>() && Input(i).numel() == l.C, names[i], " ",
-                 Tensor::DimsString(Input(i).dims()), " must hold ", l.C, " floats (one per channel)");
-    }
+    const ChannelLayout l = CheckChannelBackpropStatsInputs(*this, order_);
     Tensor* dS = Output(0);
     Tensor* dB = Output(1);
     dS->Resize(l.C);

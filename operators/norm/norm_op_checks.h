@@ -1,6 +1,6 @@
-// Argument and input checks shared by the CPU kernels of LayerNorm, InstanceNorm and their
-// gradients (layer_norm_op.cc, instance_norm_op.cc; the contracts are there) and their CUDA kernels
-// (norm_ops.cu), so both devices refuse the same inputs with the same messages.
+// Argument and input checks shared by the CPU kernels of the norm family (the contracts are in each
+// op's .cc) and their CUDA and cuDNN kernels (<op>_op.cu, <op>_op_cudnn.cc), so every device
+// refuses the same inputs with the same messages.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,83 @@
 #include "operators/norm/spatial_bn_op.h"
 
 namespace caffe2 {
+
+// A per-channel input (scale, bias, a statistic): C floats.
+inline void CheckChannelVector(const Tensor& t, int64_t C, const char* name) {
+  C2_ENFORCE(t.IsType<float>() && t.numel() == C, name, " ", Tensor::DimsString(t.dims()), " must hold ", C,
+             " floats (one per channel)");
+}
+
+// SpatialBN's arguments: num_batches >= 1 (SpatialBN and its gradient) ...
+inline void CheckSpatialBNNumBatches(int num_batches) {
+  C2_ENFORCE(num_batches >= 1, "num_batches must be >= 1, got ", num_batches);
+}
+
+// ... and SpatialBN's own: epsilon > 0, momentum in [0, 1], the outputs of its mode, and the sums
+// inputs that num_batches > 1 needs.
+inline void CheckSpatialBNArgs(const OperatorBase& op, bool is_test, float epsilon, float momentum, int num_batches) {
+  C2_ENFORCE(epsilon > 0, "epsilon must be > 0, got ", epsilon);
+  C2_ENFORCE(momentum >= 0 && momentum <= 1, "momentum must be in [0, 1], got ", momentum);
+  CheckSpatialBNNumBatches(num_batches);
+  if (is_test) {
+    C2_ENFORCE(op.OutputSize() == 1, "test mode (is_test=1) produces exactly 1 output, got ", op.OutputSize());
+  } else {
+    C2_ENFORCE(op.OutputSize() == 5,
+               "training (is_test=0) needs 5 outputs [Y, running_mean, running_var, saved_mean, "
+               "saved_inv_std], got ",
+               op.OutputSize());
+    C2_ENFORCE(num_batches == 1 || op.InputSize() == 7, "num_batches ", num_batches,
+               " needs the sums and sumsq inputs (7 inputs), got ", op.InputSize());
+  }
+}
+
+// SpatialBN's per-channel inputs: scale and bias; mean and var in test mode; sums and sumsq in
+// training with num_batches > 1.
+inline void CheckSpatialBNInputs(const OperatorBase& op, int64_t C, bool is_test, int num_batches) {
+  CheckChannelVector(op.Input(1), C, "scale");
+  CheckChannelVector(op.Input(2), C, "bias");
+  if (is_test) {
+    CheckChannelVector(op.Input(3), C, "mean");
+    CheckChannelVector(op.Input(4), C, "var");
+  } else if (num_batches > 1) {
+    CheckChannelVector(op.Input(5), C, "sums");
+    CheckChannelVector(op.Input(6), C, "sumsq");
+  }
+}
+
+// Batch statistics need at least one value per channel.
+inline void CheckSpatialBNBatch(double count, const Tensor& X) {
+  C2_ENFORCE(count > 0, "cannot compute batch statistics of an empty batch ", Tensor::DimsString(X.dims()));
+}
+
+// SpatialBNGradient's [X, scale, dY, mean or saved_mean, var or saved_inv_std, (dscale and dbias
+// aggregated across devices)]: dY shaped like X, the rest C floats each.
+inline void CheckSpatialBNGradientInputs(const OperatorBase& op, int64_t C, bool is_test) {
+  const Tensor& X = op.Input(0);
+  const Tensor& dY = op.Input(2);
+  C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
+             Tensor::DimsString(X.dims()));
+  CheckChannelVector(op.Input(1), C, "scale");
+  CheckChannelVector(op.Input(3), C, is_test ? "mean" : "saved_mean");
+  CheckChannelVector(op.Input(4), C, is_test ? "var" : "saved_inv_std");
+  if (op.InputSize() == 7 && !is_test) {
+    CheckChannelVector(op.Input(5), C, "dscale_aggregated");
+    CheckChannelVector(op.Input(6), C, "dbias_aggregated");
+  }
+}
+
+// ChannelBackpropStats' [X, saved_mean, saved_inv_std, dY]: dY float and shaped like X, the
+// statistics C floats each. Returns X's channel layout.
+inline ChannelLayout CheckChannelBackpropStatsInputs(const OperatorBase& op, const std::string& order) {
+  const Tensor& X = op.Input(0);
+  const Tensor& dY = op.Input(3);
+  const ChannelLayout l = GetChannelLayout(X, order);
+  C2_ENFORCE(dY.dims() == X.dims() && dY.IsType<float>(), "dY ", Tensor::DimsString(dY.dims()),
+             " must be float and shaped like X ", Tensor::DimsString(X.dims()));
+  CheckChannelVector(op.Input(1), l.C, "saved_mean");
+  CheckChannelVector(op.Input(2), l.C, "saved_inv_std");
+  return l;
+}
 
 inline void CheckNormEpsilon(float epsilon) {
   C2_ENFORCE(epsilon >= 0, "epsilon must be >= 0, got ", epsilon);

@@ -1,3 +1,4 @@
+#include "operators/norm/norm_op_checks.h"
 #include "operators/norm/spatial_bn_op.h"
 
 #include <cmath>
@@ -99,11 +100,6 @@ void ChannelBackpropSums(const float* x, const float* dy, const float* mean, con
 
 namespace {
 
-void CheckChannelVector(const Tensor& t, int64_t C, const char* name) {
-  C2_ENFORCE(t.IsType<float>() && t.numel() == C, name, " ", Tensor::DimsString(t.dims()), " must hold ", C,
-             " floats (one per channel)");
-}
-
 // out = p * in1 + q * in2 + r with per-channel p, q, r (in2 may be null when q is unused).
 void ChannelAffine2(const float* in1, const std::vector<float>& p, const float* in2, const std::vector<float>& q,
                     const std::vector<float>& r, const ChannelLayout& l, float* out) {
@@ -146,32 +142,18 @@ class SpatialBNOp final : public Operator<CPUContext> {
         order_(GetSingleArgument<std::string>("order", "NCHW")),
         num_batches_(GetSingleArgument<int>("num_batches", 1)) {
     ParseOrderIsNCHW(order_);
-    C2_ENFORCE(epsilon_ > 0, "epsilon must be > 0, got ", epsilon_);
-    C2_ENFORCE(momentum_ >= 0 && momentum_ <= 1, "momentum must be in [0, 1], got ", momentum_);
-    C2_ENFORCE(num_batches_ >= 1, "num_batches must be >= 1, got ", num_batches_);
-    if (is_test_) {
-      C2_ENFORCE(OutputSize() == 1, "test mode (is_test=1) produces exactly 1 output, got ", OutputSize());
-    } else {
-      C2_ENFORCE(OutputSize() == 5,
-                 "training (is_test=0) needs 5 outputs [Y, running_mean, running_var, saved_mean, "
-                 "saved_inv_std], got ", OutputSize());
-      C2_ENFORCE(num_batches_ == 1 || InputSize() == 7, "num_batches ", num_batches_,
-                 " needs the sums and sumsq inputs (7 inputs), got ", InputSize());
-    }
+    CheckSpatialBNArgs(*this, is_test_, epsilon_, momentum_, num_batches_);
   }
 
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const ChannelLayout l = GetChannelLayout(X, order_);
     const int64_t C = l.C;
-    CheckChannelVector(Input(1), C, "scale");
-    CheckChannelVector(Input(2), C, "bias");
+    CheckSpatialBNInputs(*this, C, is_test_, num_batches_);
     const float* scale = Input(1).data<float>();
     const float* bias = Input(2).data<float>();
     std::vector<float> a(C), b(C);
     if (is_test_) {
-      CheckChannelVector(Input(3), C, "mean");
-      CheckChannelVector(Input(4), C, "var");
       const float* mean = Input(3).data<float>();
       const float* var = Input(4).data<float>();
       for (int64_t c = 0; c < C; ++c) {
@@ -182,8 +164,6 @@ class SpatialBNOp final : public Operator<CPUContext> {
       std::vector<double> sum(C), sumsq(C);
       double count = static_cast<double>(l.N * l.S);
       if (num_batches_ > 1) {
-        CheckChannelVector(Input(5), C, "sums");
-        CheckChannelVector(Input(6), C, "sumsq");
         for (int64_t c = 0; c < C; ++c) {
           sum[c] = Input(5).data<float>()[c];
           sumsq[c] = Input(6).data<float>()[c];
@@ -192,7 +172,7 @@ class SpatialBNOp final : public Operator<CPUContext> {
       } else {
         ChannelSums(X.data<float>(), l, sum.data(), sumsq.data());
       }
-      C2_ENFORCE(count > 0, "cannot compute batch statistics of an empty batch ", Tensor::DimsString(X.dims()));
+      CheckSpatialBNBatch(count, X);
       Tensor* running_mean = Output(1);
       Tensor* running_var = Output(2);
       for (Tensor* r : {running_mean, running_var}) {
@@ -243,7 +223,7 @@ class SpatialBNGradientOp final : public Operator<CPUContext> {
         order_(GetSingleArgument<std::string>("order", "NCHW")),
         num_batches_(GetSingleArgument<int>("num_batches", 1)) {
     ParseOrderIsNCHW(order_);
-    C2_ENFORCE(num_batches_ >= 1, "num_batches must be >= 1, got ", num_batches_);
+    CheckSpatialBNNumBatches(num_batches_);
   }
 
   bool RunOnDevice() override {
@@ -251,11 +231,7 @@ class SpatialBNGradientOp final : public Operator<CPUContext> {
     const Tensor& dY = Input(2);
     const ChannelLayout l = GetChannelLayout(X, order_);
     const int64_t C = l.C;
-    C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
-               Tensor::DimsString(X.dims()));
-    CheckChannelVector(Input(1), C, "scale");
-    CheckChannelVector(Input(3), C, is_test_ ? "mean" : "saved_mean");
-    CheckChannelVector(Input(4), C, is_test_ ? "var" : "saved_inv_std");
+    CheckSpatialBNGradientInputs(*this, C, is_test_);
     const float* x = X.data<float>();
     const float* dy = dY.data<float>();
     const float* scale = Input(1).data<float>();
@@ -267,8 +243,6 @@ class SpatialBNGradientOp final : public Operator<CPUContext> {
     }
     std::vector<float> dscale(C), dbias(C);
     if (InputSize() == 7 && !is_test_) {
-      CheckChannelVector(Input(5), C, "dscale_aggregated");
-      CheckChannelVector(Input(6), C, "dbias_aggregated");
       for (int64_t c = 0; c < C; ++c) {
         dscale[c] = Input(5).data<float>()[c] / num_batches_;
         dbias[c] = Input(6).data<float>()[c] / num_batches_;

@@ -24,16 +24,12 @@
 #include "core/cuda/cuda_context.h"
 #include "core/operator.h"
 #include "operators/common/cudnn_descriptors.h"
+#include "operators/norm/norm_op_checks.h"
 #include "operators/norm/spatial_bn_op.h"
 #include "operators/norm/spatial_bn_op_cuda.h"
 
 namespace caffe2 {
 namespace {
-
-void CheckChannelVector(const Tensor& t, int64_t C, const char* name) {
-  C2_ENFORCE(t.IsType<float>() && t.numel() == C, name, " ", Tensor::DimsString(t.dims()), " must hold ", C,
-             " floats (one per channel)");
-}
 
 class CudnnSpatialBNBase : public Operator<CUDAContext> {
  public:
@@ -46,7 +42,7 @@ class CudnnSpatialBNBase : public Operator<CUDAContext> {
         scratch_(context_.device()),
         channel_scratch_(context_.device()) {
     ParseOrderIsNCHW(order_);
-    C2_ENFORCE(num_batches_ >= 1, "num_batches must be >= 1, got ", num_batches_);
+    CheckSpatialBNNumBatches(num_batches_);
   }
 
  protected:
@@ -78,25 +74,14 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
  public:
   CudnnSpatialBNOp(const OperatorDef& def, Workspace* ws)
       : CudnnSpatialBNBase(def, ws), momentum_(GetSingleArgument<float>("momentum", 0.9f)) {
-    C2_ENFORCE(epsilon_ > 0, "epsilon must be > 0, got ", epsilon_);
-    C2_ENFORCE(momentum_ >= 0 && momentum_ <= 1, "momentum must be in [0, 1], got ", momentum_);
-    if (is_test_) {
-      C2_ENFORCE(OutputSize() == 1, "test mode (is_test=1) produces exactly 1 output, got ", OutputSize());
-    } else {
-      C2_ENFORCE(OutputSize() == 5,
-                 "training (is_test=0) needs 5 outputs [Y, running_mean, running_var, saved_mean, "
-                 "saved_inv_std], got ", OutputSize());
-      C2_ENFORCE(num_batches_ == 1 || InputSize() == 7, "num_batches ", num_batches_,
-                 " needs the sums and sumsq inputs (7 inputs), got ", InputSize());
-    }
+    CheckSpatialBNArgs(*this, is_test_, epsilon_, momentum_, num_batches_);
   }
 
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const ChannelLayout l = Describe(X);
     const int64_t C = l.C;
-    CheckChannelVector(Input(1), C, "scale");
-    CheckChannelVector(Input(2), C, "bias");
+    CheckSpatialBNInputs(*this, C, is_test_, num_batches_);
     const float* scale = Input(1).data<float>();
     const float* bias = Input(2).data<float>();
     const bool in_place = IsInputOutputAlias(0, 0);
@@ -105,8 +90,6 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
     cudaStream_t stream = context_.stream();
     const float one = 1.f, zero = 0.f;
     if (is_test_) {
-      CheckChannelVector(Input(3), C, "mean");
-      CheckChannelVector(Input(4), C, "var");
       if (!in_place) Y->ResizeLike(X);
       float* y = in_place ? Scratch(&scratch_, X.numel()) : Y->mutable_data<float>();
       if (X.numel() == 0) return true;
@@ -116,7 +99,7 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
       return CopyBack(y, Y, stream);
     }
     double count = static_cast<double>(l.N * l.S) * num_batches_;
-    C2_ENFORCE(count > 0, "cannot compute batch statistics of an empty batch ", Tensor::DimsString(X.dims()));
+    CheckSpatialBNBatch(count, X);
     Tensor* running_mean = Output(1);
     Tensor* running_var = Output(2);
     for (Tensor* r : {running_mean, running_var}) {
@@ -143,8 +126,6 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
                                                             nullptr, nullptr, epsilon_, sm, si));
       SpatialBNRunningUpdateCUDA(C, momentum_, epsilon_, sm, si, rm, rv, stream);
     } else {
-      CheckChannelVector(Input(5), C, "sums");
-      CheckChannelVector(Input(6), C, "sumsq");
       float* batch_var = Scratch(&channel_scratch_, C);
       SpatialBNStatsFromSumsCUDA(C, count, momentum_, epsilon_, Input(5).data<float>(), Input(6).data<float>(), sm,
                                  si, batch_var, rm, rv, stream);
@@ -175,20 +156,12 @@ class CudnnSpatialBNGradientOp final : public CudnnSpatialBNBase {
     const Tensor& dY = Input(2);
     const ChannelLayout l = Describe(X);
     const int64_t C = l.C;
-    C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
-               Tensor::DimsString(X.dims()));
-    CheckChannelVector(Input(1), C, "scale");
-    CheckChannelVector(Input(3), C, is_test_ ? "mean" : "saved_mean");
-    CheckChannelVector(Input(4), C, is_test_ ? "var" : "saved_inv_std");
+    CheckSpatialBNGradientInputs(*this, C, is_test_);
     const float* x = X.data<float>();
     const float* dy = dY.data<float>();
     const float* scale = Input(1).data<float>();
     const float* mean = Input(3).data<float>();
     const bool aggregated = InputSize() == 7 && !is_test_;
-    if (aggregated) {
-      CheckChannelVector(Input(5), C, "dscale_aggregated");
-      CheckChannelVector(Input(6), C, "dbias_aggregated");
-    }
     Tensor* dX = Output(0);
     Tensor* dS = Output(1);
     Tensor* dB = Output(2);

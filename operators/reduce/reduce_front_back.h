@@ -13,6 +13,17 @@ struct ReduceView {
   std::vector<int64_t> out_dims;
 };
 
+// The float X of the front/back reductions.
+inline void CheckReduceFrontBackInput(const Tensor& X) {
+  C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
+}
+
+// A reduction gradient's dY: float, with the reduced dims.
+inline void CheckReduceFrontBackGradient(const Tensor& dY, const ReduceView& v) {
+  C2_ENFORCE(dY.IsType<float>() && dY.dims() == v.out_dims, "dY ", dY.DebugString(), " must be float with dims ",
+             Tensor::DimsString(v.out_dims));
+}
+
 inline ReduceView MakeReduceView(const Tensor& X, int num_reduce_dim, bool front) {
   C2_ENFORCE(num_reduce_dim >= 0 && num_reduce_dim <= X.ndim(), "num_reduce_dim ", num_reduce_dim,
              " out of range for X ", Tensor::DimsString(X.dims()));

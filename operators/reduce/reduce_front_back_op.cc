@@ -40,7 +40,7 @@ class ReduceFrontBackOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
+    CheckReduceFrontBackInput(X);
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
     const std::vector<int64_t> counts = Counts(*this, 1, v, kFront);
     const int64_t extent = kFront ? v.rows : v.cols;
@@ -82,8 +82,7 @@ class ReduceFrontBackGradientOp final : public Operator<CPUContext> {
     const Tensor& dY = Input(0);
     const Tensor& X = Input(1);
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
-    C2_ENFORCE(dY.IsType<float>() && dY.dims() == v.out_dims, "dY ", dY.DebugString(),
-               " must be float with dims ", Tensor::DimsString(v.out_dims));
+    CheckReduceFrontBackGradient(dY, v);
     const std::vector<int64_t> counts = Counts(*this, 2, v, kFront);
     const float* dy = dY.data<float>();
     Tensor* dX = Output(0);

@@ -22,7 +22,7 @@ class CudaReduceFrontBackOp final : public Operator<CUDAContext> {
   bool RunOnDevice() override {
     if (InputSize() > 1) return fallback_.Run(*this);
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
+    CheckReduceFrontBackInput(X);
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
     Tensor* Y = Output(0);
     Y->Resize(v.out_dims);
@@ -48,8 +48,7 @@ class CudaReduceFrontBackGradientOp final : public Operator<CUDAContext> {
     const Tensor& dY = Input(0);
     const Tensor& X = Input(1);
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
-    C2_ENFORCE(dY.IsType<float>() && dY.dims() == v.out_dims, "dY ", dY.DebugString(),
-               " must be float with dims ", Tensor::DimsString(v.out_dims));
+    CheckReduceFrontBackGradient(dY, v);
     Tensor* dX = Output(0);
     dX->Resize(X.dims());
     float* dx = dX->mutable_data<float>();

@@ -4,6 +4,7 @@
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/common/blocked_sum.h"
+#include "operators/reduce/sum_elements_op.h"
 
 namespace caffe2 {
 namespace {
@@ -15,8 +16,7 @@ class SumElementsOp final : public Operator<CPUContext> {
     const Tensor& X = Input(0);
     C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
     const bool average = GetSingleArgument<bool>("average", false);
-    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ",
-               Tensor::DimsString(X.dims()));
+    CheckSumElementsAverage(X, average);
     const double sum = BlockedSum(X.data<float>(), X.numel(), [](const auto& b) { return b.sum(); });
     Tensor* Y = Output(0);
     Y->Resize(std::vector<int64_t>{});
@@ -31,8 +31,7 @@ class SumElementsGradientOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(1);
-    C2_ENFORCE(dY.IsType<float>() && dY.numel() == 1, "dSum must be one float, got ",
-               dY.DebugString());
+    CheckSumElementsGradient(dY);
     float g = dY.data<float>()[0];
     if (GetSingleArgument<bool>("average", false)) g /= static_cast<float>(X.numel());
     Tensor* dX = Output(0);

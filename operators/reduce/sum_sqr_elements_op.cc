@@ -4,6 +4,7 @@
 #include "core/operator.h"
 #include "operators/common/blocked_sum.h"
 #include "operators/common/elementwise_cpu.h"
+#include "operators/reduce/sum_elements_op.h"
 
 namespace caffe2 {
 namespace {
@@ -14,8 +15,7 @@ class SumSqrElementsOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
     const bool average = GetSingleArgument<bool>("average", false);
-    C2_ENFORCE(!average || X.numel() > 0, "cannot average an empty tensor ",
-               Tensor::DimsString(X.dims()));
+    CheckSumElementsAverage(X, average);
     const bool ok = DispatchType(X.meta(), FloatTypes{}, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* x = X.template data<T>();

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
 
@@ -162,6 +163,7 @@ class LearningRateOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(LearningRate, LearningRateOp);
+REGISTER_GPU_FALLBACK(LearningRate);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(LearningRate)
     .NumInputs(1)
     .NumOutputs(1)

@@ -1,122 +1,84 @@
-// CUDA kernels of the momentum updates: MomentumSGD, MomentumSGDUpdate (float; contracts in
-// momentum_sgd_op.cc) and FP16MomentumSGDUpdate / FP32MomentumSGDUpdate (float16 / float with
-// weight_decay and the optional skip flag of dynamic loss scaling; contracts in
-// fp16_momentum_sgd_op.cc). The math runs in float. The learning rate
-// is read on the device (LearningRate writes it there); one fed on the host is copied first.
-#include <cuda_fp16.h>
-
-#include "core/cuda/cuda_context.h"
-#include "core/cuda/cuda_launch.h"
-#include "core/operator.h"
-#include "operators/common/cuda_inputs.h"
-#include "operators/common/half_cuda.cuh"
-#include "operators/sgd/sgd_util.h"
+// CUDA kernels of MomentumSGD and MomentumSGDUpdate (float; contracts in momentum_sgd_op.cc;
+// the dense update is momentum_sgd_cuda.cuh) and SparseMomentumSGDUpdate, which keeps the CPU's
+// order of repeated indices (sparse_update_cuda.cuh).
+#include "operators/sgd/momentum_sgd_cuda.cuh"
+#include "operators/sgd/sparse_update_cuda.cuh"
 
 namespace caffe2 {
 namespace {
 
-// Every element is read before it is written, so any output may alias its input.
-// skip (nullable): the found_nonfinite flag of dynamic loss scaling; when true nothing changes.
-template <class T>
-__global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* lr, float momentum,
-                               float weight_decay, bool nesterov, T* ng, T* nm, const T* p,
-                               T* np, const bool* skip) {
-  const float rate = *lr;
-  if (skip && *skip) {
-    C2_CUDA_KERNEL_LOOP(i, n) {
-      ng[i] = g[i];
-      nm[i] = m[i];
-      if (np) np[i] = p[i];
-    }
-    return;
-  }
-  C2_CUDA_KERNEL_LOOP(i, n) {
-    const float pi = p ? ToCompute(p[i]) : 0.f;
-    const float gi = ToCompute(g[i]) + weight_decay * pi;
-    const float mi = ToCompute(m[i]);
-    float step, mnew;
-    if (nesterov) {
-      mnew = momentum * mi + rate * gi;
-      step = (1 + momentum) * mnew - momentum * mi;
-    } else {
-      step = rate * gi + momentum * mi;
-      mnew = step;
-    }
-    ng[i] = FromCompute<T>(step);
-    nm[i] = FromCompute<T>(mnew);
-    if (np) np[i] = FromCompute<T>(pi - step);
-  }
-}
+// SparseMomentumSGDUpdate: [grad, moment, lr, param, indices] -> [grad_out, moment, param].
 
-// T: the tensors' element type; kWithDecay: the FP16/FP32 variants (weight_decay, 4 inputs).
-template <class T, bool kWithDecay>
-class CudaMomentumSGDOp final : public Operator<CUDAContext> {
+struct MomentumUpdate {
+  int64_t block;
+  const float* g;
+  const float* lr;
+  float momentum;
+  bool nesterov;
+  float* gout;
+  float* m;
+  float* p;
+  __device__ void operator()(int64_t row, int64_t k, int64_t j) const {
+    const int64_t e = row * block + j, gi = k * block + j;
+    const float rate = *lr, grad = g[gi], mi = m[e];
+    float step;
+    if (nesterov) {
+      const float mnew = momentum * mi + rate * grad;
+      step = (1 + momentum) * mnew - momentum * mi;
+      m[e] = mnew;
+    } else {
+      step = rate * grad + momentum * mi;
+      m[e] = step;
+    }
+    gout[gi] = step;
+    p[e] = p[e] - step;
+  }
+  __device__ void skip(int64_t k, int64_t j) const { gout[k * block + j] = 0.f; }
+};
+
+class CudaSparseMomentumSGDUpdateOp final : public Operator<CUDAContext> {
  public:
-  CudaMomentumSGDOp(const OperatorDef& def, Workspace* ws)
+  CudaSparseMomentumSGDUpdateOp(const OperatorDef& def, Workspace* ws)
       : Operator<CUDAContext>(def, ws),
         momentum_(GetSingleArgument<float>("momentum", 0.f)),
-        weight_decay_(kWithDecay ? GetSingleArgument<float>("weight_decay", 0.f) : 0.f),
         nesterov_(GetSingleArgument<int>("nesterov", 0) != 0) {}
 
   bool RunOnDevice() override {
-    using D = typename CudaStorage<T>::type;
     const Tensor& grad = Input(0);
     const Tensor& moment = Input(1);
-    const Tensor& lr = OnDevice(Input(2), device(), &lr_on_device_);
-    C2_ENFORCE(lr.numel() == 1 && lr.IsType<float>(),
-               "lr must be a one-element float tensor, got ", lr.DebugString());
-    const bool update_param = InputSize() >= 4;
-    const bool* skip = nullptr;
-    if (kWithDecay && InputSize() == 5) {
-      const Tensor& flag = OnDevice(Input(4), device(), &skip_on_device_);
-      C2_ENFORCE(flag.numel() == 1 && flag.IsType<bool>(), "skip must be one bool, got ",
-                 flag.DebugString());
-      skip = flag.data<bool>();
-    }
-    for (int i : {0, 1, 3}) {
-      if (i == 3 && !update_param) continue;
-      C2_ENFORCE(Input(i).IsType<T>(), "input ", i, " ('", debug_def().input(i), "') must be a ",
-                 TypeMeta::Make<T>().name, " tensor, got ", Input(i).DebugString());
-    }
-    CheckSameShape(grad, "grad", moment, "moment");
+    const float* lr = DeviceLearningRate(Input(2), device(), &lr_on_device_);
+    const Tensor& param = Input(3);
+    CheckFloat(grad, "grad");
+    CheckFloat(moment, "moment");
+    CheckFloat(param, "param");
+    CheckSameShape(moment, "moment", param, "param");
+    CheckSparseParam(param);
+    const int64_t block = param.size_from_dim(1);
+    sorted_.Sort(Input(4), param.dim(0), device(), context_.stream());
+    CheckSparseGrad(grad, sorted_.count(), block);
+    CheckOnDevice(grad, device(), "grad");
+    CheckOnDevice(moment, device(), "moment");
+    CheckOnDevice(param, device(), "param");
     Tensor* ng = Output(0);
-    Tensor* nm = Output(1);
     ng->ResizeLike(grad);
-    nm->ResizeLike(moment);
-    const D* p = nullptr;
-    D* np = nullptr;
-    if (update_param) {
-      CheckSameShape(grad, "grad", Input(3), "param");
-      Tensor* param_out = Output(2);
-      if (!IsInputOutputAlias(3, 2)) param_out->ResizeLike(Input(3));
-      p = reinterpret_cast<const D*>(Input(3).template data<T>());
-      np = reinterpret_cast<D*>(param_out->template mutable_data<T>());
-    }
-    const int64_t n = grad.numel();
-    D* ngd = reinterpret_cast<D*>(ng->template mutable_data<T>());
-    D* nmd = reinterpret_cast<D*>(nm->template mutable_data<T>());
-    if (n == 0) return true;
-    MomentumKernel<D><<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-        n, reinterpret_cast<const D*>(grad.template data<T>()),
-        reinterpret_cast<const D*>(moment.template data<T>()), lr.template data<float>(),
-        momentum_, weight_decay_, nesterov_, ngd, nmd, p, np, skip);
-    C2_CUDA_KERNEL_LAUNCH_CHECK();
+    float* m = InPlaceOutput(this, &context_, 1, "moment");
+    float* p = Output(2)->mutable_data<float>();  // param, in place (enforced)
+    const MomentumUpdate update{block,     grad.data<float>(),        lr, momentum_,
+                                nesterov_, ng->mutable_data<float>(), m,  p};
+    LaunchRuns(sorted_, block, param.dim(0), update, context_.stream());
     return true;
   }
 
  private:
   float momentum_;
-  float weight_decay_;
   bool nesterov_;
   Tensor lr_on_device_;
-  Tensor skip_on_device_;
+  SortedRows sorted_;
 };
-
 }  // namespace
 
 REGISTER_CUDA_OPERATOR(MomentumSGD, CudaMomentumSGDOp<float, false>);
 REGISTER_CUDA_OPERATOR(MomentumSGDUpdate, CudaMomentumSGDOp<float, false>);
-REGISTER_CUDA_OPERATOR(FP32MomentumSGDUpdate, CudaMomentumSGDOp<float, true>);
-REGISTER_CUDA_OPERATOR(FP16MomentumSGDUpdate, CudaMomentumSGDOp<float16, true>);
+REGISTER_CUDA_OPERATOR(SparseMomentumSGDUpdate, CudaSparseMomentumSGDUpdateOp);
 
 }  // namespace caffe2

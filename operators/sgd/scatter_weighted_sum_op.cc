@@ -16,8 +16,7 @@ class ScatterWeightedSumOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     CheckScatterInputCount(InputSize());
     Tensor* X = Output(0);
-    CheckFloat(*X, "X0");
-    C2_ENFORCE(X->ndim() >= 1, "X0 must have at least one dimension");
+    CheckScatterTarget(*X);
     CheckScatterWeight(Input(1), 1);
     const float w0 = Input(1).data<float>()[0];
     const std::vector<int64_t> rows = SparseRows(Input(2), X->dim(0));

@@ -71,6 +71,12 @@ inline void CheckScatterInputCount(int n) {
   C2_ENFORCE(n >= 5 && n % 2 == 1, "inputs are [X0, w0, indices, slices1, w1, ...], got ", n);
 }
 
+// ... X0, updated in place: float, at least 1-d (its rows are what indices name) ...
+inline void CheckScatterTarget(const Tensor& X) {
+  CheckFloat(X, "X0");
+  C2_ENFORCE(X.ndim() >= 1, "X0 must have at least one dimension");
+}
+
 // ... each weight (input i) a one-element float tensor ...
 inline void CheckScatterWeight(const Tensor& w, int i) {
   C2_ENFORCE(w.numel() == 1 && w.IsType<float>(), "weight ", i,

@@ -18,13 +18,8 @@ class WeightedSumOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
-    C2_ENFORCE(InputSize() > 0 && InputSize() % 2 == 0, "inputs must come in (X, weight) pairs, got ",
-               InputSize());
-    for (int i = 2; i < InputSize(); i += 2) {
-      C2_ENFORCE(!IsInputOutputAlias(i, 0), "only X0 may be the output (input ", i, " is)");
-    }
+    CheckWeightedSumInputs(*this);
     const Tensor& X0 = Input(0);
-    C2_ENFORCE(X0.IsType<float>(), "float X expected, got ", X0.meta().name);
     const int64_t n = X0.numel();
     const float w0 = Weight(Input(1), 1);
     Tensor* Y = Output(0);
@@ -34,8 +29,6 @@ class WeightedSumOp final : public Operator<CPUContext> {
     for (int64_t k = 0; k < n; ++k) y[k] = w0 * x0[k];
     for (int i = 2; i < InputSize(); i += 2) {
       const Tensor& Xi = Input(i);
-      C2_ENFORCE(Xi.dims() == X0.dims(), "X", i / 2, " ", Tensor::DimsString(Xi.dims()),
-                 " does not match X0 ", Tensor::DimsString(X0.dims()));
       const float wi = Weight(Input(i + 1), i + 1);
       const float* xi = Xi.data<float>();
       for (int64_t k = 0; k < n; ++k) y[k] += wi * xi[k];

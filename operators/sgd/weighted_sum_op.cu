@@ -28,13 +28,8 @@ class CudaWeightedSumOp final : public Operator<CUDAContext> {
  public:
   using Operator<CUDAContext>::Operator;
   bool RunOnDevice() override {
-    C2_ENFORCE(InputSize() > 0 && InputSize() % 2 == 0,
-               "inputs must come in (X, weight) pairs, got ", InputSize());
-    for (int i = 2; i < InputSize(); i += 2) {
-      C2_ENFORCE(!IsInputOutputAlias(i, 0), "only X0 may be the output (input ", i, " is)");
-    }
+    CheckWeightedSumInputs(*this);
     const Tensor& X0 = Input(0);
-    C2_ENFORCE(X0.IsType<float>(), "float X expected, got ", X0.meta().name);
     const int64_t n = X0.numel();
     while (static_cast<int>(scratch_.size()) < InputSize()) {
       scratch_.push_back(std::make_unique<Tensor>());
@@ -43,12 +38,6 @@ class CudaWeightedSumOp final : public Operator<CUDAContext> {
     for (int i = 1; i < InputSize(); i += 2) {
       CheckWeightedSumWeight(Input(i), i);
       weights.push_back(OnDevice(Input(i), device(), scratch_[i].get()).data<float>());
-    }
-    for (int i = 2; i < InputSize(); i += 2) {
-      C2_ENFORCE(Input(i).dims() == X0.dims(), "X", i / 2, " ", Tensor::DimsString(Input(i).dims()),
-                 " does not match X0 ", Tensor::DimsString(X0.dims()));
-      C2_ENFORCE(Input(i).IsType<float>(), "X", i / 2, " must be float, got ",
-                 Input(i).meta().name);
     }
     Tensor* Y = Output(0);
     if (!IsInputOutputAlias(0, 0)) Y->ResizeLike(X0);

@@ -2,6 +2,7 @@
 // Any element type. Gradients: each other's op on dY.
 #include "core/gradient.h"
 #include "operators/tensor/tensor_util.h"
+#include "operators/shape/order_switch_op.h"
 #include "operators/shape/transpose_op.h"
 
 namespace caffe2 {
@@ -13,7 +14,7 @@ class OrderSwitchOp final : public Operator<CPUContext> {
   using Operator<CPUContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.ndim() == 4, "X must be 4-D, got ", Tensor::DimsString(X.dims()));
+    CheckOrderSwitchInput(X);
     const std::vector<int64_t>& d = X.dims();
     Tensor* Y = Output(0);
     Y->Resize(kToNCHW ? std::vector<int64_t>{d[0], d[3], d[1], d[2]}

@@ -1,6 +1,7 @@
 // CUDA NHWC2NCHW and NCHW2NHWC (contracts in order_switch_op.cc): Transpose's kernel with the
 // fixed permutations.
 #include "operators/tensor/tensor_util_cuda.h"
+#include "operators/shape/order_switch_op.h"
 #include "operators/shape/transpose_op.h"
 
 namespace caffe2 {
@@ -12,7 +13,7 @@ class CudaOrderSwitchOp final : public Operator<CUDAContext> {
   using Operator<CUDAContext>::Operator;
   bool RunOnDevice() override {
     const Tensor& X = Input(0);
-    C2_ENFORCE(X.ndim() == 4, "X must be 4-D, got ", Tensor::DimsString(X.dims()));
+    CheckOrderSwitchInput(X);
     CheckOnDevice(X, device(), "X");
     TransposeOnGpu(&context_, X,
                    kToNCHW ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{0, 2, 3, 1},

@@ -1,5 +1,6 @@
 // Shape: [X] -> [dims], a 1-D int64 tensor of X's dims; SHOULD_NOT_DO_GRADIENT.
 // Size:  [X] -> [n], a 0-d int64 tensor holding X's element count; NO_GRADIENT.
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
 
@@ -34,6 +35,7 @@ class SizeOp final : public Operator<CPUContext> {
 }  // namespace
 
 REGISTER_CPU_OPERATOR(Shape, ShapeOp);
+REGISTER_GPU_FALLBACK(Shape);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(Shape)
     .NumInputs(1)
     .NumOutputs(1)
@@ -47,6 +49,7 @@ OPERATOR_SCHEMA(Shape)
 REGISTER_GRADIENT(Shape, ShouldNotDoGradient);
 
 REGISTER_CPU_OPERATOR(Size, SizeOp);
+REGISTER_GPU_FALLBACK(Size);  // CUDA runs the CPU kernel
 OPERATOR_SCHEMA(Size)
     .NumInputs(1)
     .NumOutputs(1)

@@ -80,8 +80,7 @@ class SliceGradientOp final : public SliceBase<CPUContext> {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(InputSize() - 1);
     const Box box = GetBox(X.dims());
-    C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()),
-               " does not match the slice ", Tensor::DimsString(box.size));
+    CheckSliceGradient(dY, box);
     Tensor* dX = Output(0);
     dX->Resize(X.dims());
     char* dx = static_cast<char*>(dX->raw_mutable_data(dY.meta()));

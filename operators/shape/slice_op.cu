@@ -38,8 +38,7 @@ class CudaSliceGradientOp final : public SliceBase<CUDAContext> {
     const Tensor& X = Input(0);
     const Tensor& dY = Input(InputSize() - 1);
     const Box box = GetBox(X.dims());
-    C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()),
-               " does not match the slice ", Tensor::DimsString(box.size));
+    CheckSliceGradient(dY, box);
     CheckOnDevice(dY, device(), "dY");
     Tensor* dX = Output(0);
     dX->Resize(X.dims());

@@ -20,6 +20,12 @@ struct Box {
 Box SliceBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& starts,
              const std::vector<int64_t>& ends);
 
+// SliceGradient's dY: the size of the sliced region.
+inline void CheckSliceGradient(const Tensor& dY, const Box& box) {
+  C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()), " does not match the slice ",
+             Tensor::DimsString(box.size));
+}
+
 // Reads the ranges of Slice and SliceGradient (from the arguments, or from inputs 1 and 2 when
 // the op has inputs_without_ranges + 2 inputs).
 template <class Context>

@@ -38,10 +38,9 @@ class TileGradientOp final : public TileBase<CPUContext> {
   using TileBase::TileBase;
   bool RunOnDevice() override {
     const Tensor& dY = Input(0);
-    C2_ENFORCE(dY.IsType<float>(), "dY must be float, got ", dY.DebugString());
+    CheckTileGradient(dY);
     const auto [tiles, axis] = Params(dY.ndim());
-    C2_ENFORCE(tiles > 0 && dY.dim(axis) % tiles == 0, "dY ", Tensor::DimsString(dY.dims()),
-               " dim ", axis, " is not a multiple of tiles ", tiles);
+    CheckTileGradientTiles(dY, tiles, axis);
     std::vector<int64_t> dims = dY.dims();
     dims[axis] /= tiles;
     Tensor* dX = Output(0);

@@ -1,7 +1,7 @@
 // Distributed: the store timeout surfaces as caffe2.distributed.python.StoreHandlerTimeoutError and a
 // failure on the wire of a Gloo op as gloo.python.IoError, both RuntimeError subclasses (ops spec
 // §3.1, §3.5). Operators and nets rethrow them with their types intact.
-#include "distributed/gloo/gloo_error.h"
+#include "distributed/collective.h"
 #include "distributed/store/store_handler.h"
 #include "python/src/bindings.h"
 
@@ -12,14 +12,14 @@ void init_distributed(py::module& m) {
   static py::exception<StoreHandlerTimeoutException> timeout_error(m, "StoreHandlerTimeoutError",
                                                                    PyExc_RuntimeError);
   timeout_error.attr("__module__") = "caffe2.distributed.python";
-  static py::exception<GlooIoError> io_error(m, "IoError", PyExc_RuntimeError);
+  static py::exception<CollectiveIoError> io_error(m, "IoError", PyExc_RuntimeError);
   io_error.attr("__module__") = "gloo.python";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const StoreHandlerTimeoutException& e) {
       timeout_error(e.what());
-    } catch (const GlooIoError& e) {
+    } catch (const CollectiveIoError& e) {
       io_error(e.what());
     }
   });

@@ -11,8 +11,9 @@
 #   smoke   import caffe2.python.workspace: has_gpu_support, NumCudaDevices, and the GPU module
 #           itself (its import error, if any), CUDA/cuDNN runtime versions  -> $OUT/smoke.log
 #   cpp     the C++ CUDA test binaries in the kit (GoogleTest)            -> $OUT/cpp.log, cpp.xml
-#   pytest  tests/python/src/test_gpu_module.py, tests/python/cuda/ and the CPU-suite files with
-#           GPU-dependent cases (see `tests=` below)                     -> $OUT/pytest.log, pytest.xml
+#   pytest  tests/python/src/test_gpu_module.py, the CPU-suite files with GPU-dependent cases (see
+#           `tests=` below), then the device checks (`-m device_check`) of
+#           tests/python/operators and tests/python/distributed/nccl   -> $OUT/pytest.log, pytest.xml
 #   bench   each --bench 'SCRIPT ARGS', run as `python3 SCRIPT ARGS`      -> $OUT/bench.log
 # and a one-line-per-step summary, also in $OUT/summary.txt: 8 files at most, all that come back.
 # Exit status 0 when every step passed (a GPU test that skips is a pass: read the -rs lines).
@@ -104,13 +105,12 @@ for t in "$KIT"/bin/*; do
   [ -x "$t" ] && run_step "cpp $(basename "$t")" 120 "$OUT/cpp.log" "$t" --gtest_output="xml:$OUT/cpp.xml"
 done
 
-# The GPU module's tests, tests/python/cuda/, and the CPU-suite files whose outcome depends on a GPU
+# The GPU module's tests and the CPU-suite files whose outcome depends on a GPU
 # being present (GPU-only ImageInput cases; feed/fetch and workspace fallbacks that skip with one).
 # Then the end-to-end GPU tests: NCCL worlds across processes (1 GPU: one rank, the refusals) and
 # the trainer on one GPU (float, float16, fp16 compute with dynamic loss scaling).
 tests=(tests/python/src/test_gpu_module.py tests/python/src/test_feed_fetch.py
        tests/python/python/test_workspace.py tests/python/operators/io/test_image_input.py)
-[ -d tests/python/cuda ] && tests+=(tests/python/cuda)
 [ -f tests/python/distributed/test_nccl_world.py ] && tests+=(tests/python/distributed/test_nccl_world.py)
 [ -f tests/python/examples/test_resnet50_trainer.py ] &&
   tests+=("tests/python/examples/test_resnet50_trainer.py::test_trains_on_a_gpu")
@@ -118,6 +118,9 @@ timeout_arg=$("$PY" -c 'import pytest_timeout' 2>/dev/null && echo --timeout=120
 # shellcheck disable=SC2086  # EXTRA_PYTEST is split into arguments on purpose
 run_step pytest 300 "$OUT/pytest.log" "$PY" -m pytest -q -rs --durations=5 -p no:cacheprovider $timeout_arg \
   --junitxml="$OUT/pytest.xml" "${tests[@]}" $EXTRA_PYTEST
+# The device checks: beside each op's CPU tests, selected by their marker (docs/testing.md).
+run_step "pytest device checks" 300 "$OUT/pytest.log" "$PY" -m pytest -q -rs --durations=5 \
+  -p no:cacheprovider $timeout_arg -m device_check tests/python/operators tests/python/distributed/nccl
 
 for b in "${BENCHES[@]}"; do
   # shellcheck disable=SC2086

@@ -4,7 +4,7 @@
 # plain CPython 3.12 venv (numpy, pytest, hypothesis, protobuf, pytest-timeout and
 # opencv-python-headless from pip), as the device has. GPU checks skip; extra arguments go to
 # run_checks.sh, e.g.
-#   scripts/device/try_locally.sh --pytest tests/python/operators/nn/test_fc_transposed.py
+#   scripts/device/try_locally.sh --pytest tests/python/operators/nn/test_fc.py
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SIM=${SIM:-/tmp/devkit-sim}

@@ -1,6 +1,7 @@
 """Puts the source tree's python/ first on sys.path, so tests import the package under test (or the
 folder C2_TEST_PYTHON_ROOT names: scripts/run_sanitizers.sh points it at the sanitized build), and
-provides `redis_server`: a real redis-server on a free loopback port for the session."""
+provides `redis_server`: a real redis-server on a free loopback port for the session. Registers the
+`device_check` marker of the CUDA device checks."""
 import os
 import shutil
 import socket
@@ -13,6 +14,12 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.environ.get("C2_TEST_PYTHON_ROOT") or os.path.join(ROOT, "python"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "device_check: a CUDA device check (skips without a GPU); `-m device_check` "
+        "selects them (tests/python/operators/device_check.py)")
 
 
 def _free_port():

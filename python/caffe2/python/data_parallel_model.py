@@ -46,20 +46,23 @@ dynamic_memory_management's Free ops.
 
 The implementation is split over data_parallel_model_graph (blob grouping,
 device inference, sync lists, batch-norm rewrite, shared model, memory),
-data_parallel_model_collectives (all-reduce, broadcast, common worlds,
-blob syncs) and data_parallel_model_bmuf (Parallelize_BMUF); this module
-re-exports their functions under the upstream names.
+data_parallel_model_collectives (gradient all-reduce and bucketing, and
+the re-exports of data_parallel_model_common_worlds and
+data_parallel_model_sync: common worlds, broadcasts, blob syncs),
+data_parallel_model_checkpoint (checkpoint params and sync),
+data_parallel_model_convert (ConvertNetForDevice, ExtractPredictorNet) and
+data_parallel_model_bmuf (Parallelize_BMUF); this module re-exports their
+functions under the upstream names.
 """
 import copy
 import logging
 
-import numpy as np
-
 from caffe2.proto import caffe2_pb2
-from caffe2.python import core, dyndep, memonger, model_helper, scope, \
-    workspace
+from caffe2.python import core, dyndep, memonger, model_helper, workspace
 from caffe2.python.data_parallel_model_bmuf import (  # noqa: F401
     Parallelize_BMUF, Parallelize_CPU_BMUF, Parallelize_GPU_BMUF)
+from caffe2.python.data_parallel_model_checkpoint import (  # noqa: F401
+    FinalizeAfterCheckpoint, GetCheckpointParams, _RunComparison)
 from caffe2.python.data_parallel_model_collectives import (  # noqa: F401
     _DEFAULT_TIMEOUT_SEC, AddBlobSync, AddDistributedBlobSync,
     CollectivesConcurrencyControl, _AllReduce, _AllReduceBlobs,
@@ -68,6 +71,8 @@ from caffe2.python.data_parallel_model_collectives import (  # noqa: F401
     _BroadcastComputedParamsSingleHost, _CreateOrCloneCommonWorld,
     _PlanBuckets, _SyncAllParams, _SyncAllParamsDistributed,
     _SyncAllParamsSingleHost)
+from caffe2.python.data_parallel_model_convert import (  # noqa: F401
+    ConvertNetForDevice, ExtractPredictorNet)
 from caffe2.python.data_parallel_model_graph import (  # noqa: F401
     _AddDynamicMemoryOptimization, _AddGradientOperators, _AnalyzeOperators,
     _AssertNoDeviceScope, _ComputeBlobsToSync, _ForEachDevice,
@@ -379,112 +384,6 @@ def Synchronize(model, timeout_sec=_DEFAULT_TIMEOUT_SEC):
     workspace.RunNetOnce(barrier_net)
 
 
-def ConvertNetForDevice(net, device=None):
-    """A deep copy of `net` with every blob name prefixed '<prefix>_<id>/'
-    and every op on `device` (default: the current DeviceScope), e.g. to
-    AppendNet another model's net inside a forward builder."""
-    mnet = copy.deepcopy(net)
-    if device is None:
-        device = scope.CurrentDeviceScope()
-    assert device is not None, \
-        "ConvertNetForDevice needs a device or a DeviceScope"
-    device_prefix = "gpu" if device.device_type == caffe2_pb2.CUDA else "cpu"
-    namescope = "{}_{}/".format(device_prefix, device.cuda_gpu_id)
-    for op in mnet.Proto().op:
-        if "RecurrentNetwork" in op.type:
-            raise NotImplementedError(
-                "RecurrentNetwork conversion not yet supported")
-        for i, inputb in enumerate(op.input):
-            op.input[i] = namescope + inputb
-        for i, outputb in enumerate(op.output):
-            op.output[i] = namescope + outputb
-        for i, blob in enumerate(op.control_input):
-            op.control_input[i] = namescope + blob
-        op.device_option.CopyFrom(device)
-    for i, einp in enumerate(mnet.Proto().external_input):
-        mnet.Proto().external_input[i] = namescope + einp
-    for i, eoutp in enumerate(mnet.Proto().external_output):
-        mnet.Proto().external_output[i] = namescope + eoutp
-    return mnet
-
-
-def ExtractPredictorNet(model, inputs, outputs, device):
-    """(predict net, params it reads) from the master device's ops, with
-    the device prefix renamed away from inputs and outputs."""
-    master_device = model._devices[0]
-    prefix = "{}_{}/".format(model._device_prefix, master_device)
-    prefix_inputs = [prefix + str(b) for b in inputs]
-    prefix_outputs = [prefix + str(b) for b in outputs]
-    return model_helper.ExtractPredictorNet(
-        net_proto=model.net.Proto(),
-        input_blobs=prefix_inputs,
-        output_blobs=prefix_outputs,
-        device=device,
-        renames={a: b for (a, b) in zip(prefix_inputs + prefix_outputs,
-                                         list(inputs) + list(outputs))},
-    )
-
-
-def GetCheckpointParams(model):
-    """The blobs of a complete checkpoint: the synced blobs of the first
-    device plus the unprefixed iteration counters."""
-    all_blobs, _ = _ComputeBlobsToSync(model)
-    first_prefix = "{}_{}/".format(model._device_prefix, model._devices[0])
-    first_gpu_blobs = {b for b in all_blobs
-                       if str(b).startswith(first_prefix)}
-    iteration_blobs = set()
-    for op in model.net.Proto().op:
-        if op.type == 'Iter' or op.type == 'AtomicIter':
-            if not op.output[0].startswith(
-                    "{}_".format(model._device_prefix)):
-                iteration_blobs.add(op.output[0])
-    return first_gpu_blobs.union(iteration_blobs)
-
-
-def FinalizeAfterCheckpoint(model, blobs=None):
-    """After loading a checkpoint into the first device: copies its blobs
-    (the synced ones, or `blobs`) to the other devices and hosts. The sync
-    net is built and created on the first call."""
-    if not hasattr(model, "_checkpoint_net"):
-        if blobs is None:
-            _, uniq_blob_names = _ComputeBlobsToSync(model)
-        else:
-            uniq_blob_names = [stripBlobName(p) for p in blobs]
-
-        # The blobs may include non-parameters (momentum...): register them
-        # (a shared model keeps them on the first device only).
-        log.info("Creating checkpoint synchronization net")
-        devices = model.GetDevices()
-        holders = devices[:1] if model._shared_model else devices
-        for name in uniq_blob_names:
-            if name not in model._device_grouped_blobs:
-                model._device_grouped_blobs[name] = {
-                    d: core.BlobReference("{}_{}{}{}".format(
-                        model._device_prefix, d, scope._NAMESCOPE_SEPARATOR,
-                        name))
-                    for d in holders}
-
-        model._checkpoint_net = core.Net("checkpoint_sync_net")
-        model._checkpoint_net.RunAllOnGPU()
-
-        checkpoint_init_net = None
-        if model._rendezvous is not None and \
-                model._rendezvous['num_shards'] > 1:
-            checkpoint_init_net = core.Net("checkpoint_init_net")
-            checkpoint_init_net.RunAllOnGPU()
-
-        _SyncAllParams(
-            devices, model, checkpoint_init_net, model._checkpoint_net,
-            model._rendezvous, uniq_blob_names,
-            max_concurrent_distributed_ops=1)
-        if checkpoint_init_net:
-            workspace.RunNetOnce(checkpoint_init_net)
-        workspace.CreateNet(model._checkpoint_net)
-
-    log.info("Run checkpoint net")
-    workspace.RunNet(model._checkpoint_net.Proto().name)
-
-
 def GetLearningRateBlobNames(model):
     """The learning-rate blobs of the optimizer built by
     optimizer_builder_fun (one per GPU, or one shared CPU blob); without
@@ -533,54 +432,3 @@ def OptimizeGradientMemory(model, input_shapes, excluded_blobs,
             share_activations=recycle_activations,
             blob_shapes=shapes,
         )
-
-
-def _RunComparison(model, blob_name, device=None):
-    """Debug helper: asserts that `blob_name` has the same sum of squares
-    on every host (one-hot weighted Allreduce)."""
-    if device is None:
-        device = model._blob_to_device[blob_name]
-    with core.DeviceScope(device):
-        rendezvous = model._rendezvous
-        if rendezvous is None or rendezvous['num_shards'] == 1:
-            return True
-
-        test_data_arr = np.zeros(rendezvous['num_shards']).astype(np.float32)
-        test_data_arr[rendezvous['shard_id']] = 1
-        workspace.FeedBlob("compare_arr", test_data_arr)
-
-        comparison_net = core.Net("allcompare_net")
-        kwargs = {}
-        if 'mpi_rendezvous' in rendezvous:
-            kwargs['mpi_rendezvous'] = rendezvous['mpi_rendezvous']
-        comm_world = comparison_net.CreateCommonWorld(
-            rendezvous['kv_handler'] or [],
-            "initial_sync",
-            name=model.net.Proto().name + ".cw_master_select",
-            size=rendezvous['num_shards'],
-            rank=rendezvous['shard_id'],
-            engine=rendezvous['engine'],
-            status_blob="cw_master_select",
-            **kwargs)
-
-        blob_name_checksum = blob_name + "_checksum"
-        comparison_net.SumSqrElements(
-            [blob_name], [blob_name_checksum], average=False)
-        blob_name_gather = blob_name + "_gather"
-        comparison_net.Mul(
-            inputs=["compare_arr", blob_name_checksum],
-            outputs=blob_name_gather, broadcast=1)
-        comparison_net.Allreduce(
-            inputs=[comm_world, blob_name_gather],
-            outputs=[blob_name_gather],
-            engine=rendezvous['engine'],
-            status_blob="all_reduce_master_select_status")
-
-        workspace.RunNetOnce(comparison_net)
-        gather_arr = workspace.FetchBlob(blob_name_gather)
-        baseline = gather_arr[0]
-        for i in range(rendezvous['num_shards']):
-            assert gather_arr[i] == baseline, \
-                "allcompare failed on shard {}.".format(
-                    rendezvous['shard_id'])
-        return True

@@ -1,5 +1,5 @@
 // The cuDNN operators: their registrations (checked without a GPU) and the Conv algorithm cache per
-// shape (GPU only; the numerics are checked against the CPU kernels in tests/python/cuda).
+// shape (GPU only; the numerics are checked against the CPU kernels in tests/python/operators).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,12 +1,18 @@
-"""ElementwiseLinear: Y = X * w + b per column of X viewed as (N, D) at axis; gradient and errors."""
+"""ElementwiseLinear: Y = X * w + b per column of X viewed as (N, D) at axis; gradient and errors;
+device checks against the CPU kernel."""
 import unittest
 
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["ElementwiseLinear", "ElementwiseLinearGradient"]
 
 CPU = core.DeviceOption(0)
 
@@ -56,6 +62,19 @@ class TestElementwiseLinear(hu.HypothesisTestCase):
         self.assertRunOpRaises(CPU, op, [X.astype(np.float64), np.zeros(3), np.zeros(3)],
                                exception=RuntimeError,
                                regexp=r"^\[ElementwiseLinear\] float tensors expected, got X double")
+
+
+@needs_gpu
+@pytest.mark.parametrize("x_shape,axis", [((4, 5), 1), ((2, 3, 4), 1), ((2, 3, 4), 2),
+                                          ((300, 70), 1)])
+def test_elementwise_linear(x_shape, axis):
+    rng = np.random.RandomState(14)
+    x = rng.randn(*x_shape).astype(np.float32)
+    d = int(np.prod(x_shape[axis:]))
+    w, b = rng.randn(d).astype(np.float32), rng.randn(d).astype(np.float32)
+    op = core.CreateOperator("ElementwiseLinear", ["x", "w", "b"], ["y"], axis=axis)
+    check_cpu_gpu(op, [x, w, b], rtol=1e-6, atol=1e-6)
+    check_gradient_cpu_gpu(op, [x, w, b], rtol=1e-5, atol=1e-5)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,17 @@
 """Pow with the `exponent` argument or an exponent tensor (legacy broadcast): references,
-finite-difference gradients, in-place variants and bad input."""
+finite-difference gradients, in-place variants and bad input; device checks against the CPU
+kernel."""
 import unittest
 
 import numpy as np
+import pytest
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["Pow"]
 
 CPU = core.DeviceOption(0)
 
@@ -80,6 +86,19 @@ class TestPow(hu.HypothesisTestCase):
         with self.assertRaisesRegex(Exception, r"no gradient for in-place Pow"):
             core.GradientRegistry.GetGradientForOp(
                 core.CreateOperator("Pow", ["X", "E"], ["X"]), ["X_grad"])
+
+
+@needs_gpu
+@pytest.mark.parametrize("e_shape,args", [(None, {"exponent": 3.0}), (None, {"exponent": 0.5}),
+                                          ((3, 4), {}), ((4,), {"broadcast": 1})])
+def test_pow(e_shape, args):
+    rng = np.random.RandomState(12)
+    x = (rng.rand(3, 4) + 0.5).astype(np.float32)
+    inputs = [x] if e_shape is None else [x, rng.randn(*e_shape).astype(np.float32)]
+    op = core.CreateOperator("Pow", ["x", "e"][:len(inputs)], ["y"], **args)
+    check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6)
+    if e_shape is None:
+        check_gradient_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6)
 
 
 if __name__ == "__main__":

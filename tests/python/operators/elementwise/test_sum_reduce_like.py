@@ -1,10 +1,16 @@
-"""SumReduceLike: A summed down to B's shape under the legacy broadcast rules."""
+"""SumReduceLike: A summed down to B's shape under the legacy broadcast rules; device checks over
+element types against the CPU kernel."""
 import unittest
 
 import numpy as np
+import pytest
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["SumReduceLike"]
 
 CPU = core.DeviceOption(0)
 
@@ -55,6 +61,22 @@ class TestSumReduceLike(hu.HypothesisTestCase):
         self.assertRunOpRaises(CPU, op, [np.zeros(3, bool), np.zeros(3, bool)],
                                exception=RuntimeError,
                                regexp=r"^\[SumReduceLike\] unsupported type bool")
+
+
+R = np.random.RandomState(0)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("b_shape,args", [
+    ((4, 5), {}), ((3, 4), {"axis": 1}), ((3,), {"axis_str": "C", "order": "NCHW"}),
+    ((1,), {}), ((2, 3, 4, 5), {}),
+])
+def test_sum_reduce_like(dtype, b_shape, args):
+    a = (R.randn(2, 3, 4, 5) * 10).astype(dtype)
+    b = np.zeros(b_shape, dtype)
+    check_cpu_gpu(core.CreateOperator("SumReduceLike", ["a", "b"], ["c"], **args), [a, b],
+                  rtol=1e-5, atol=1e-4)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,16 @@
-"""GaussianFill, UniformFill, UniformIntFill, XavierFill, MSRAFill, UniqueUniformFill, RangeFill,
-DiagonalFill, LengthsRangeFill: seeded reproducibility, loose statistics, bounds, shape rules,
-shape inference and bad input."""
+"""GaussianFill, UniformFill, UniformIntFill, XavierFill, MSRAFill, UniqueUniformFill: seeded
+reproducibility, loose statistics, bounds, shape rules, shape inference and bad input; device
+checks that the GPU draws have their distribution."""
 import numpy as np
+import pytest
 
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["GaussianFill", "UniformFill", "UniformIntFill", "XavierFill", "MSRAFill"]
 
 CPU = core.DeviceOption(0)
 
@@ -120,27 +125,21 @@ class TestRandomFill(hu.HypothesisTestCase):
                                         ("hi", np.ones(1, np.float32))])
 
 
-class TestStructuredFill(hu.HypothesisTestCase):
-    def test_range_fill(self):
-        np.testing.assert_array_equal(fill("RangeFill", shape=[2, 3]),
-                                      np.arange(6, dtype=np.float32).reshape(2, 3))
-
-    def test_diagonal_fill(self):
-        for shape in ([3, 5], [5, 3], [3, 3, 3]):
-            want = np.zeros(shape, np.float32)
-            np.fill_diagonal(want, 2.5)
-            np.testing.assert_array_equal(fill("DiagonalFill", shape=shape, value=2.5), want)
-        y = fill("DiagonalFill", shape=[2, 2], value=7)
-        self.assertEqual(y.dtype, np.int64)
-        np.testing.assert_array_equal(y, [[7, 0], [0, 7]])
-        y = fill("DiagonalFill", shape=[2, 2], value=1, dtype=caffe2_pb2.TensorProto.INT32)
-        self.assertEqual(y.dtype, np.int32)
-        with self.assertRaisesRegex(RuntimeError, r"needs equal dims, got \(2, 3, 3\)"):
-            fill("DiagonalFill", shape=[2, 3, 3], value=1.0)
-
-    def test_lengths_range_fill(self):
-        op = core.CreateOperator("LengthsRangeFill", ["L"], ["Y"])
-        L = np.array([2, 0, 3, 1], np.int32)
-        self.assertReferenceChecks(CPU, op, [L], lambda L: [np.concatenate([np.arange(l) for l in L]).astype(np.int32)])
-        self.assertRunOpRaises(CPU, op, [np.array([1, -1], np.int32)], exception=RuntimeError,
-                               regexp=r"^\[LengthsRangeFill\] length 1 is negative: -1")
+@needs_gpu
+@pytest.mark.parametrize("op,check", [
+    (core.CreateOperator("UniformFill", [], ["y"], shape=[1000], min=-2.0, max=3.0),
+     lambda y: y.min() >= -2.0 and y.max() <= 3.0 and abs(y.mean() - 0.5) < 0.2),
+    (core.CreateOperator("UniformIntFill", [], ["y"], shape=[1000], min=-2, max=3),
+     lambda y: y.dtype == np.int32 and y.min() >= -2 and y.max() <= 3),
+    (core.CreateOperator("GaussianFill", [], ["y"], shape=[4000], mean=1.0, std=2.0),
+     lambda y: abs(y.mean() - 1.0) < 0.15 and abs(y.std() - 2.0) < 0.15),
+    (core.CreateOperator("XavierFill", [], ["y"], shape=[64, 100]),
+     lambda y: np.abs(y).max() <= np.sqrt(3.0 / 100) + 1e-6),
+    (core.CreateOperator("MSRAFill", [], ["y"], shape=[64, 100]),
+     lambda y: abs(y.std() - np.sqrt(2.0 / 64)) < 0.02),
+])
+def test_random_fills_on_gpu_have_their_distribution(op, check):
+    op.device_option.CopyFrom(gpu())
+    workspace.ResetWorkspace()
+    workspace.RunOperatorOnce(op)
+    assert check(workspace.FetchBlob("y"))

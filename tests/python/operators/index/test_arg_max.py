@@ -1,10 +1,16 @@
-"""ArgMax and ArgMin: references, ties and a bad axis."""
+"""ArgMax and ArgMin: references, ties and a bad axis; device checks against the CPU kernel over
+axes, keepdims and types (the first extremum wins on both devices)."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["ArgMax", "ArgMin"]
 
 CPU = core.DeviceOption(0)
 
@@ -29,3 +35,16 @@ class TestArgMaxMin(hu.HypothesisTestCase):
         op = core.CreateOperator("ArgMin", ["X"], ["Y"], axis=2)
         self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError,
                                regexp=r"^\[ArgMin\] axis 2 out of range for a 2-d input")
+
+
+@needs_gpu
+@pytest.mark.parametrize("op_type", COVERED_CUDA_OPS)
+@pytest.mark.parametrize("axis,keepdims", [(-1, True), (0, False), (1, True), (2, False)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
+def test_arg_max_min(op_type, axis, keepdims, dtype):
+    x = np.random.RandomState(15).randint(-3, 4, (4, 5, 6)).astype(dtype)  # many ties
+    out = check_cpu_gpu(core.CreateOperator(op_type, ["x"], ["y"], axis=axis, keepdims=keepdims),
+                        [x], rtol=0, atol=0)
+    assert out[0].dtype == np.int64
+    reference = (np.argmax if op_type == "ArgMax" else np.argmin)(x, axis=axis)
+    np.testing.assert_array_equal(out[0].reshape(reference.shape), reference)

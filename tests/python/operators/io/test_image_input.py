@@ -1,14 +1,20 @@
 """ImageInput against an OpenCV/numpy reference in test mode: sizes, colour, output types, raw,
-encoded and Datum records, labels and extra outputs."""
+encoded and Datum records, labels and extra outputs; device checks of ImageInput on a GPU (the
+batch copied as it is, and the GPU transform: uint8 crops normalized into NCHW float or float16
+on the device) against the CPU op on the same records in test mode."""
 import numpy as np
 import pytest
 
 from caffe2.python import core, workspace
-from caffe2.python.tools.db_writer import (bytes_proto, datum_record, encode_png, float_proto,
-                                           int32_proto, string_proto, tensor_protos_record)
+from caffe2.python.tools.db_writer import (DBWriter, bytes_proto, datum_record, encode_png,
+                                           float_proto, int32_proto, string_proto,
+                                           tensor_protos_record)
 
+from device_check import CPU, gpu, gpu_semantics, needs_gpu
 from image_input_util import (SIZES, check_against_reference, cv2, int64_proto, label_records,
                               png_records, random_image, reference, run_image_input, write_db)
+
+COVERED_CUDA_OPS = ["ImageInput"]
 
 
 @pytest.fixture(autouse=True)
@@ -185,3 +191,70 @@ def test_zero_input_form_opens_its_own_reader(tmp_path):
                              is_test=1, db=path, db_type="lmdb")
     workspace.RunOperatorOnce(op)
     check_against_reference(workspace.FetchBlob("data"), images, scale=32, crop=32)
+
+
+def _write_png_db(tmp_path, channels=3):
+    rng = np.random.RandomState(15)
+    path = str(tmp_path / "images")
+    with DBWriter("lmdb", path) as writer:
+        for i, (h, w) in enumerate(SIZES):
+            image = rng.randint(0, 256, size=(h, w, channels)).astype(np.uint8)
+            if channels == 1:
+                image = image[:, :, 0]
+            writer.put(b"%08d" % i, tensor_protos_record(string_proto(encode_png(image)),
+                                                         int32_proto(i, dims=[1])))
+    return path
+
+
+def _run(path, device_option, batch_size=len(SIZES), **args):
+    workspace.ResetWorkspace()
+    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
+                                                  db_type="lmdb"))
+    workspace.RunOperatorOnce(core.CreateOperator(
+        "ImageInput", ["reader"], ["data", "label"], batch_size=batch_size,
+        device_option=device_option, **args))
+    return workspace.FetchBlob("data"), workspace.FetchBlob("label")
+
+
+ARGS = dict(scale=32, crop=28, is_test=1, mean=128.0, std=64.0)
+
+
+@needs_gpu
+def test_batch_copied_to_the_gpu(tmp_path):
+    path = _write_png_db(tmp_path)
+    cpu_data, cpu_label = _run(path, CPU, **ARGS)
+    data, label = _run(path, gpu(), **ARGS)
+    np.testing.assert_allclose(data, cpu_data, atol=1e-6)
+    np.testing.assert_array_equal(label, cpu_label)
+
+
+@needs_gpu
+@gpu_semantics
+@pytest.mark.parametrize("output_type,tol", [("float", 1e-5), ("float16", 1e-2)])
+@pytest.mark.parametrize("channels,mean_std", [
+    (3, dict(mean=128.0, std=64.0)),
+    (3, dict(mean_per_channel=[100.0, 120.0, 140.0], std_per_channel=[50.0, 60.0, 70.0])),
+    (1, dict(mean=10.0, std=2.0)),
+])
+def test_gpu_transform_matches_the_cpu_op(tmp_path, output_type, tol, channels, mean_std):
+    path = _write_png_db(tmp_path, channels)
+    args = dict(scale=32, crop=28, is_test=1, color=int(channels == 3), **mean_std)
+    cpu_data, cpu_label = _run(path, CPU, **args)
+    data, label = _run(path, gpu(), use_gpu_transform=1, output_type=output_type, **args)
+    assert data.shape == (len(SIZES), channels, 28, 28)
+    assert data.dtype == (np.float16 if output_type == "float16" else np.float32)
+    np.testing.assert_allclose(data.astype(np.float32).transpose(0, 2, 3, 1), cpu_data,
+                               rtol=tol, atol=tol)
+    np.testing.assert_array_equal(label, cpu_label)
+
+
+@needs_gpu
+@gpu_semantics
+def test_gpu_transform_mirrors_in_test_mode_like_upstream(tmp_path):
+    path = _write_png_db(tmp_path)
+    # 24 images (the reader wraps around the 6 records): each is mirrored with probability 1/2.
+    plain, _ = _run(path, gpu(), batch_size=24, use_gpu_transform=1, **ARGS)
+    mirrored, _ = _run(path, gpu(), batch_size=24, use_gpu_transform=1, mirror=1, **ARGS)
+    flipped = [np.allclose(m, p[:, :, ::-1]) for m, p in zip(mirrored, plain)]
+    same = [np.allclose(m, p) for m, p in zip(mirrored, plain)]
+    assert all(f or s for f, s in zip(flipped, same)) and any(flipped)

@@ -122,7 +122,7 @@ def test_bad_arguments(args, match):
                                                       **kwargs))
 
 
-# The CUDA op (with and without the GPU transform) is checked in tests/python/cuda.
+# The CUDA op (with and without the GPU transform) is checked in test_image_input.py.
 
 
 def test_shape_inference_matches_the_outputs(tmp_path):

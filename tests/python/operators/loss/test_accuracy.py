@@ -1,10 +1,17 @@
-"""Accuracy: top_k, the stable tie rule (lower class index wins), label validation, no gradient."""
+"""Accuracy: top_k, the stable tie rule (lower class index wins), label validation, no gradient;
+device checks against the CPU kernel."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
-from caffe2.python import core, workspace
+from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, needs_gpu
+from loss_inputs import MANY_ROWS, labels, logits, rng
+
+COVERED_CUDA_OPS = ["Accuracy"]
 
 CPU = core.DeviceOption(0)
 
@@ -54,3 +61,31 @@ class TestAccuracy(hu.HypothesisTestCase):
         op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"])
         with self.assertRaises(Exception):
             core.GradientRegistry.GetGradientForOp(op, ["acc_grad"])
+
+
+@needs_gpu
+@pytest.mark.parametrize("top_k", [1, 2, 5])
+@pytest.mark.parametrize("n,d", [(8, 5), (64, 1000), (MANY_ROWS, 6)])
+def test_accuracy_top_k(top_k, n, d):
+    r = rng(15)
+    op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=top_k)
+    acc, = check_cpu_gpu(op, [logits(r, n, d), labels(r, n, d)], rtol=0, atol=0)
+    assert acc.shape == ()
+
+
+@needs_gpu
+@pytest.mark.parametrize("top_k", [1, 2, 3])
+def test_accuracy_ties_favour_the_lower_class(top_k):
+    r = rng(16)
+    p = r.randint(0, 3, (40, 6)).astype(np.float32)  # many equal scores
+    op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=top_k)
+    check_cpu_gpu(op, [p, labels(r, 40, 6, (40, 1))], rtol=0, atol=0)
+
+
+@needs_gpu
+def test_accuracy_of_no_rows_and_labels_on_the_host():
+    op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=2)
+    acc, = check_cpu_gpu(op, [np.zeros((0, 3), np.float32), np.zeros(0, np.int32)], rtol=0, atol=0)
+    assert acc == 0
+    r = rng(17)
+    check_cpu_gpu(op, [logits(r, 9, 4), labels(r, 9, 4)], rtol=0, atol=0, input_device_options={"L": CPU})

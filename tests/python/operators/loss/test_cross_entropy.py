@@ -1,10 +1,17 @@
-"""CrossEntropy with soft labels: reference, gradient and shape errors."""
+"""CrossEntropy with soft labels: reference, gradient and shape errors; device checks against the
+CPU kernel."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import needs_gpu
+from loss_inputs import MANY_ROWS, check_with_gradient, probs, rng
+
+COVERED_CUDA_OPS = ["CrossEntropy", "CrossEntropyGradient"]
 
 CPU = core.DeviceOption(0)
 
@@ -26,3 +33,12 @@ class TestCrossEntropy(hu.HypothesisTestCase):
         self.assertRunOpRaises(CPU, op, [np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)],
                                exception=RuntimeError,
                                regexp=r"^\[CrossEntropy\] label must be float and shaped like X \(2, 3\)")
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape", [(4, 3), (64, 1000), (MANY_ROWS, 3), (7,), (2, 4097)])
+def test_cross_entropy(shape):
+    r = rng(13)
+    n, d = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0])
+    x, t = probs(r, n, d).reshape(shape), probs(r, n, d).reshape(shape)
+    check_with_gradient(core.CreateOperator("CrossEntropy", ["X", "L"], ["Y"]), [x, t])

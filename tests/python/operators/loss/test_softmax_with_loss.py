@@ -1,10 +1,18 @@
-"""SoftmaxWithLoss: hard labels, weights, label_prob, scale, axis, gradients and label validation."""
+"""SoftmaxWithLoss: hard labels, weights, label_prob, scale, axis, gradients and label validation;
+device checks against the CPU kernel (shapes past one block per row and past the grid cap, label
+layouts, inputs fed on the host) and, GPU only, bad labels on the GPU that make the loss NaN."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, gpu_semantics, needs_gpu
+from loss_inputs import MANY_ROWS, check_with_gradient, labels, logits, probs, rng, run_on_gpu
+
+COVERED_CUDA_OPS = ["SoftmaxWithLoss", "SoftmaxWithLossGradient"]
 
 CPU = core.DeviceOption(0)
 
@@ -113,3 +121,114 @@ class TestSoftmaxWithLoss(hu.HypothesisTestCase):
         workspace.FeedBlob("T", np.array([0, 2], np.int32))
         workspace.RunOperatorOnce(core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"]))
         self.assertEqual(workspace.FetchBlob("loss").shape, ())
+
+
+@needs_gpu
+@pytest.mark.parametrize("n,d", [(6, 7), (64, 1000), (3, 1), (MANY_ROWS, 3), (2, 4097)])
+def test_softmax_with_loss_shapes(n, d):
+    r = rng(0)
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    _, loss = check_with_gradient(op, [logits(r, n, d), labels(r, n, d)])
+    assert loss.shape == ()
+
+
+@needs_gpu
+@pytest.mark.parametrize("label_shape", ["n", "n1"])
+def test_softmax_with_loss_label_layouts(label_shape):
+    r = rng(1)
+    t = labels(r, 8, 5, (8,) if label_shape == "n" else (8, 1))
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    check_with_gradient(op, [logits(r, 8, 5), t])
+
+
+@needs_gpu
+@pytest.mark.parametrize("n,d", [(6, 7), (64, 1000)])
+def test_softmax_with_loss_label_prob(n, d):
+    r = rng(2)
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], label_prob=1)
+    check_with_gradient(op, [logits(r, n, d), probs(r, n, d)])
+
+
+@needs_gpu
+@pytest.mark.parametrize("label_prob", [0, 1])
+def test_softmax_with_loss_weights_and_scale(label_prob):
+    r = rng(3)
+    t = probs(r, 9, 6) if label_prob else labels(r, 9, 6)
+    w = r.uniform(0, 2, 9).astype(np.float32)
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"], scale=0.25,
+                             label_prob=label_prob)
+    check_with_gradient(op, [logits(r, 9, 6), t, w])
+
+
+@needs_gpu
+def test_softmax_with_loss_weights_summing_to_zero_give_zero():
+    r = rng(4)
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"])
+    inputs = [logits(r, 4, 3), labels(r, 4, 3), np.zeros(4, np.float32)]
+    _, loss = check_with_gradient(op, inputs)
+    assert loss == 0
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape,axis", [((2, 3, 5), 2), ((2, 3, 5), -1), ((4, 3, 2), 1)])
+def test_softmax_with_loss_axis(shape, axis):
+    r = rng(5)
+    n = int(np.prod(shape[:axis if axis >= 0 else axis + len(shape)]))
+    d = int(np.prod(shape)) // n
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], axis=axis)
+    check_with_gradient(op, [logits(r, *shape), labels(r, n, d)])
+
+
+@needs_gpu
+def test_softmax_with_loss_clamps_the_log_as_the_cpu():
+    x = np.array([[0.0, 200.0, -200.0], [1.0, 2.0, 3.0]], np.float32)  # p[0][2] underflows to 0
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    _, loss = check_cpu_gpu(op, [x, np.array([2, 0], np.int32)], rtol=1e-6, atol=1e-6)
+    assert np.isfinite(loss)
+
+
+@needs_gpu
+def test_softmax_with_loss_gradient_op_with_inputs_on_the_host():
+    r = rng(6)
+    x = logits(r, 5, 4)
+    p = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
+    inputs = [x, labels(r, 5, 4), r.rand(5).astype(np.float32), p.astype(np.float32),
+              np.array(1.5, np.float32)]
+    op = core.CreateOperator("SoftmaxWithLossGradient", ["X", "T", "W", "P", "dLoss"], ["dX"], scale=2.0)
+    check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6,
+                  input_device_options={"T": CPU, "W": CPU, "dLoss": CPU})
+
+
+@needs_gpu
+@gpu_semantics
+def test_bad_labels_on_the_gpu_make_the_softmax_loss_nan():
+    r = rng(20)
+    x, t = logits(r, 4, 5), np.array([1, 5, 0, 2], np.int32)
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    p, loss = run_on_gpu(op, [x, t])
+    assert np.isnan(loss)
+    np.testing.assert_allclose(p, np.exp(x) / np.exp(x).sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+    w = np.zeros(4, np.float32)  # NaN even though the weights sum to 0
+    _, loss = run_on_gpu(core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"]), [x, t, w])
+    assert np.isnan(loss)
+    grad = core.CreateOperator("SoftmaxWithLossGradient", ["X", "T", "P", "dL"], ["dX"])
+    dx, = run_on_gpu(grad, [x, t, p, np.array(1.0, np.float32)])
+    assert np.isnan(dx[1]).all() and np.isfinite(np.delete(dx, 1, axis=0)).all()
+    good = t.copy()
+    good[1] = 0
+    expected, = run_on_gpu(grad, [x, good, p, np.array(1.0, np.float32)])
+    np.testing.assert_allclose(np.delete(dx, 1, axis=0), np.delete(expected, 1, axis=0), rtol=1e-6)
+
+
+@needs_gpu
+@gpu_semantics
+def test_label_prob_rows_not_summing_to_one_on_the_gpu_make_the_loss_nan():
+    r = rng(21)
+    t = probs(r, 3, 4)
+    t[2] *= 0.5
+    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], label_prob=1)
+    p, loss = run_on_gpu(op, [logits(r, 3, 4), t])
+    assert np.isnan(loss)
+    grad = core.CreateOperator("SoftmaxWithLossGradient", ["X", "T", "P", "dL"], ["dX"], label_prob=1)
+    dx, = run_on_gpu(grad, [logits(r, 3, 4), t, p, np.array(1.0, np.float32)])
+    assert np.isnan(dx[2]).all() and np.isfinite(dx[:2]).all()

@@ -1,10 +1,17 @@
-"""SpatialSoftmaxWithLoss: reference with ignored positions and weights, gradient, label errors."""
+"""SpatialSoftmaxWithLoss: reference with ignored positions and weights, gradient, label errors;
+device checks against the CPU kernel."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, needs_gpu
+from loss_inputs import check_with_gradient, logits, rng, spatial_labels
+
+COVERED_CUDA_OPS = ["SpatialSoftmaxWithLoss", "SpatialSoftmaxWithLossGradient"]
 
 CPU = core.DeviceOption(0)
 
@@ -63,3 +70,36 @@ class TestSpatialSoftmaxWithLoss(hu.HypothesisTestCase):
                                regexp=r"labels must be int32 \(1, 2, 2\) for logits \(1, 3, 2, 2\)")
         self.assertRunOpRaises(CPU, op, [np.zeros((3, 2), np.float32), np.zeros(3, np.int32)],
                                exception=RuntimeError, regexp="logits must be a 4-d")
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape", [(2, 3, 4, 4), (1, 21, 16, 16), (2, 2, 700, 800), (3, 1, 2, 3)])
+def test_spatial_softmax_with_loss_ignores_minus_one(shape):
+    r = rng(7)
+    n, d, h, w = shape
+    op = core.CreateOperator("SpatialSoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    _, loss = check_with_gradient(op, [logits(r, *shape), spatial_labels(r, n, d, h, w)])
+    assert loss.shape == ()
+
+
+@needs_gpu
+def test_spatial_softmax_with_loss_weights_and_scale():
+    r = rng(8)
+    w = r.uniform(0, 2, (2, 5, 6)).astype(np.float32)
+    op = core.CreateOperator("SpatialSoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"], scale=3.0)
+    check_with_gradient(op, [logits(r, 2, 4, 5, 6), spatial_labels(r, 2, 4, 5, 6), w])
+
+
+@needs_gpu
+def test_spatial_softmax_with_loss_all_ignored_is_zero():
+    r = rng(9)
+    op = core.CreateOperator("SpatialSoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    _, loss = check_with_gradient(op, [logits(r, 2, 3, 2, 2), np.full((2, 2, 2), -1, np.int32)])
+    assert loss == 0
+
+
+@needs_gpu
+def test_spatial_softmax_with_loss_labels_on_the_host():
+    r = rng(10)
+    op = core.CreateOperator("SpatialSoftmaxWithLoss", ["X", "T"], ["P", "loss"])
+    check_cpu_gpu(op, [logits(r, 2, 3, 4, 4), spatial_labels(r, 2, 3, 4, 4)], input_device_options={"T": CPU})

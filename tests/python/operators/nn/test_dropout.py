@@ -1,12 +1,19 @@
-"""Dropout and DropoutGrad: test-mode identity, training mask statistics with a fixed seed, the scaling,
-gradients in both modes, in-place use, shape inference and errors."""
+"""Dropout and DropoutGrad: test-mode identity, training mask statistics with a fixed seed, the
+scaling, gradients in both modes, in-place use, shape inference and errors; device checks of the
+CUDA Dropout (mask and output agree, the kept fraction, seeds, test mode) and DropoutGrad against
+the CPU op for a given mask."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["Dropout", "DropoutGrad"]
 
 CPU = core.DeviceOption(0)
 
@@ -77,3 +84,84 @@ class TestDropout(hu.HypothesisTestCase):
         gop = core.CreateOperator("DropoutGrad", ["dY", "m"], ["dX"])
         self.assertRunOpRaises(CPU, gop, [X, np.zeros(2, bool)], exception=RuntimeError,
                                regexp=r"^\[DropoutGrad\] mask must be bool and shaped like dY \(3,\)")
+
+
+def run_dropout(x, outputs=("Y", "mask"), **args):
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("X", x, gpu())
+    workspace.RunOperatorOnce(core.CreateOperator("Dropout", ["X"], list(outputs), device_option=gpu(), **args))
+    return [workspace.FetchBlob(name) for name in outputs]
+
+
+@needs_gpu
+@pytest.mark.parametrize("ratio", [0.0, 0.2, 0.5, 0.9])
+def test_dropout_mask_and_output_agree(ratio):
+    x = np.random.RandomState(3).uniform(0.5, 1.5, (200, 50)).astype(np.float32)
+    y, mask = run_dropout(x, ratio=ratio)
+    assert mask.dtype == np.bool_ and mask.shape == x.shape
+    np.testing.assert_allclose(y, x * mask / (1 - ratio), rtol=1e-6)
+    # 10000 Bernoulli(1 - ratio) draws: the kept fraction is within 5 standard deviations.
+    sd = np.sqrt(ratio * (1 - ratio) / x.size)
+    assert abs(mask.mean() - (1 - ratio)) <= 5 * sd + 1e-9
+
+
+@needs_gpu
+def test_dropout_in_place():
+    x = np.random.RandomState(4).uniform(0.5, 1.5, (64, 64)).astype(np.float32)
+    y, mask = run_dropout(x, outputs=("X", "mask"), ratio=0.3)
+    np.testing.assert_allclose(y, x * mask / 0.7, rtol=1e-6)
+
+
+@needs_gpu
+def test_dropout_seed_makes_the_mask_repeatable():
+    x = np.ones((32, 32), np.float32)
+    option = gpu()
+    option.random_seed = 1234
+    masks = []
+    for _ in range(2):
+        workspace.ResetWorkspace()
+        workspace.FeedBlob("X", x, gpu())
+        workspace.RunOperatorOnce(core.CreateOperator("Dropout", ["X"], ["Y", "mask"], ratio=0.5,
+                                                      device_option=option))
+        masks.append(workspace.FetchBlob("mask"))
+    np.testing.assert_array_equal(masks[0], masks[1])
+
+
+@needs_gpu
+@pytest.mark.parametrize("in_place", [False, True])
+def test_dropout_test_mode_is_the_identity(in_place):
+    x = np.random.RandomState(5).randn(8, 9).astype(np.float32)
+    out = "X" if in_place else "Y"
+    check_cpu_gpu(core.CreateOperator("Dropout", ["X"], [out], ratio=0.5, is_test=1), [x], rtol=0, atol=0)
+    check_cpu_gpu(core.CreateOperator("DropoutGrad", ["X"], [out], ratio=0.5, is_test=1), [x], rtol=0, atol=0)
+
+
+@needs_gpu
+@pytest.mark.parametrize("in_place", [False, True])
+def test_dropout_grad_matches_cpu(in_place):
+    rng = np.random.RandomState(6)
+    dy = rng.randn(10, 11).astype(np.float32)
+    mask = rng.uniform(size=(10, 11)) > 0.4
+    op = core.CreateOperator("DropoutGrad", ["dY", "mask"], ["dY" if in_place else "dX"], ratio=0.4)
+    check_cpu_gpu(op, [dy, mask], rtol=1e-6, atol=0)
+
+
+@needs_gpu
+def test_dropout_gradient_uses_the_forward_mask():
+    x = np.random.RandomState(7).randn(30, 30).astype(np.float32)
+    net = core.Net("dropout_grad")
+    net.Proto().device_option.CopyFrom(gpu())
+    y, mask = net.Dropout(["X"], ["Y", "mask"], ratio=0.25)
+    grads = net.AddGradientOperators([y])
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("X", x, gpu())
+    workspace.RunNetOnce(net)
+    m = workspace.FetchBlob("mask")
+    dy = workspace.FetchBlob(str(grads[str(y)]))
+    np.testing.assert_allclose(workspace.FetchBlob(str(grads["X"])), dy * m / 0.75, rtol=1e-6)
+
+
+@needs_gpu
+def test_empty_dropout():
+    y, mask = run_dropout(np.zeros((0, 5), np.float32), ratio=0.5)
+    assert y.shape == (0, 5) and mask.shape == (0, 5)

@@ -1,10 +1,16 @@
-"""PRelu and PReluGradient: shared and per-channel slopes, NCHW/NHWC, gradients, in place, errors."""
+"""PRelu and PReluGradient: shared and per-channel slopes, NCHW/NHWC, gradients, in place, errors;
+device checks against the CPU kernel."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["PRelu", "PReluGradient"]
 
 CPU = core.DeviceOption(0)
 
@@ -48,3 +54,25 @@ class TestPRelu(hu.HypothesisTestCase):
         self.assertRunOpRaises(CPU, op, [np.zeros((2, 3, 4), np.float32), np.zeros(2, np.float32)],
                                exception=RuntimeError,
                                regexp=r"^\[PRelu\] slope \(2,\) must hold 1 or C = 3 values for X \(2, 3, 4\)")
+
+
+def _away_from_kinks(x):
+    """Moves values off 0 and the Clip bounds, where a gradient is not smooth."""
+    x = np.where(np.abs(x) < 0.05, 0.1, x)
+    for bound in (-0.3, 0.4):
+        x = np.where(np.abs(x - bound) < 0.05, bound + 0.1, x)
+    return x.astype(np.float32)
+
+
+@needs_gpu
+@pytest.mark.parametrize("x_shape,slope_shape,order", [
+    ((2, 3, 4, 5), (3,), "NCHW"), ((2, 4, 5, 3), (3,), "NHWC"), ((6, 7), (1,), "NCHW"),
+    ((3, 5), (5,), "NHWC"),
+])
+def test_prelu(x_shape, slope_shape, order):
+    rng = np.random.RandomState(13)
+    x = _away_from_kinks(rng.randn(*x_shape))
+    slope = rng.rand(*slope_shape).astype(np.float32)
+    op = core.CreateOperator("PRelu", ["x", "slope"], ["y"], order=order)
+    check_cpu_gpu(op, [x, slope], rtol=1e-6, atol=1e-6)
+    check_gradient_cpu_gpu(op, [x, slope], rtol=1e-5, atol=1e-5)

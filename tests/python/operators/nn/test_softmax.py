@@ -1,10 +1,18 @@
-"""Softmax and SoftmaxGradient: numpy reference, axis, gradient, in-place gradient and errors."""
+"""Softmax and SoftmaxGradient: numpy reference, axis, gradient, in-place gradient and errors;
+device checks of the cuDNN Softmax against the CPU kernel (axes, shapes, large logits, in place)."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = [
+    "Softmax", "Softmax_ENGINE_CUDNN", "SoftmaxGradient", "SoftmaxGradient_ENGINE_CUDNN"
+]
 
 CPU = core.DeviceOption(0)
 
@@ -52,3 +60,45 @@ class TestSoftmax(hu.HypothesisTestCase):
         with self.assertRaisesRegex(RuntimeError, "cannot run in place"):
             workspace.FeedBlob("X", np.zeros((2, 3), np.float32))
             workspace.RunOperatorOnce(core.CreateOperator("Softmax", ["X"], ["X"]))
+
+
+@needs_gpu
+@pytest.mark.parametrize("engine", ["", "CUDNN"])
+@pytest.mark.parametrize("shape,axis", [
+    ((4, 10), 1),
+    ((3, 4, 5), 1),
+    ((3, 4, 5), 2),
+    ((3, 4, 5), -1),
+    ((2, 3, 4, 5), 0),
+    ((7, 1), 1),
+    ((2, 1000), 1),
+])
+def test_softmax_matches_cpu(engine, shape, axis):
+    rng = np.random.RandomState(0)
+    x = (rng.randn(*shape) * 5).astype(np.float32)
+    op = core.CreateOperator("Softmax", ["X"], ["Y"], axis=axis, engine=engine)
+    check_cpu_gpu(op, [x], rtol=1e-5, atol=1e-6)
+    check_gradient_cpu_gpu(op, [x], rtol=1e-4, atol=1e-5)
+
+
+@needs_gpu
+def test_softmax_of_large_logits_is_stable():
+    x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1000.0, -1000.0]], np.float32)
+    y, = check_cpu_gpu(core.CreateOperator("Softmax", ["X"], ["Y"]), [x], rtol=1e-6, atol=1e-7)
+    assert np.isfinite(y).all()
+
+
+@needs_gpu
+@pytest.mark.parametrize("in_place", [False, True])
+def test_softmax_gradient_op(in_place):
+    rng = np.random.RandomState(1)
+    x = rng.randn(5, 6).astype(np.float32)
+    y = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
+    dy = rng.randn(5, 6).astype(np.float32)
+    op = core.CreateOperator("SoftmaxGradient", ["Y", "dY"], ["dY" if in_place else "dX"], engine="CUDNN")
+    check_cpu_gpu(op, [y.astype(np.float32), dy], rtol=1e-5, atol=1e-6)
+
+
+@needs_gpu
+def test_empty_softmax():
+    check_cpu_gpu(core.CreateOperator("Softmax", ["X"], ["Y"]), [np.zeros((0, 4), np.float32)])

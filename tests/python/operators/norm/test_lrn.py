@@ -1,10 +1,17 @@
-"""LRN and LRNGradient: numpy reference (NCHW/NHWC), optional scale output, gradient, errors."""
+"""LRN and LRNGradient: numpy reference (NCHW/NHWC), optional scale output, gradient, errors; device
+checks of the cuDNN LRN against the CPU kernel, including the arguments that run on the CPU
+fallback."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["LRN", "LRN_ENGINE_CUDNN", "LRNGradient", "LRNGradient_ENGINE_CUDNN"]
 
 CPU = core.DeviceOption(0)
 
@@ -53,3 +60,41 @@ class TestLRN(hu.HypothesisTestCase):
                                    regexp=r"^\[LRN\] size must be a positive odd number, got %d" % size)
         op = core.CreateOperator("LRN", ["X"], ["Y"])
         self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError, regexp="missing required argument 'size'")
+
+
+@needs_gpu
+@pytest.mark.parametrize("engine", ["", "CUDNN"])
+@pytest.mark.parametrize("shape,args", [
+    ((2, 7, 4, 5), dict(size=5, alpha=0.5, beta=0.75, bias=2.0)),
+    ((2, 7, 4, 5), dict(size=3, alpha=1e-4, beta=0.75, bias=1.0)),
+    ((3, 16, 3), dict(size=1, alpha=0.3, beta=0.5, bias=1.0)),
+    ((2, 6), dict(size=15, alpha=0.2, beta=1.0, bias=0.5)),
+    ((1, 20, 2, 3, 2), dict(size=7, alpha=0.4, beta=0.6, bias=1.5)),
+    # CPU fallback: NHWC, a window wider than cuDNN's 16, beta below cuDNN's minimum 0.01
+    ((2, 4, 5, 7), dict(size=5, alpha=0.5, beta=0.75, bias=2.0, order="NHWC")),
+    ((1, 20, 3, 3), dict(size=17, alpha=0.5, beta=0.75, bias=2.0)),
+    ((2, 7, 4, 5), dict(size=3, alpha=0.5, beta=0.0, bias=1.0)),
+])
+def test_lrn_matches_cpu(engine, shape, args):
+    x = np.random.RandomState(0).randn(*shape).astype(np.float32)
+    op = core.CreateOperator("LRN", ["X"], ["Y"], engine=engine, **args)
+    check_cpu_gpu(op, [x], rtol=1e-4, atol=1e-5)
+    check_gradient_cpu_gpu(op, [x], rtol=1e-3, atol=1e-4)
+
+
+@needs_gpu
+def test_lrn_with_scale_output_runs_on_the_fallback():
+    x = np.random.RandomState(1).randn(2, 7, 3, 3).astype(np.float32)
+    op = core.CreateOperator("LRN", ["X"], ["Y", "scale"], size=5, alpha=0.5, beta=0.75, bias=2.0)
+    check_cpu_gpu(op, [x], rtol=1e-4, atol=1e-5)
+
+
+@needs_gpu
+def test_lrn_gradient_op_directly():
+    rng = np.random.RandomState(2)
+    x = rng.randn(2, 7, 4, 5).astype(np.float32)
+    args = dict(size=5, alpha=0.5, beta=0.75, bias=2.0)
+    y, = check_cpu_gpu(core.CreateOperator("LRN", ["X"], ["Y"], **args), [x])
+    dy = rng.randn(*x.shape).astype(np.float32)
+    op = core.CreateOperator("LRNGradient", ["X", "Y", "dY"], ["dX"], engine="CUDNN", **args)
+    check_cpu_gpu(op, [x, y, dy], rtol=1e-4, atol=1e-5)

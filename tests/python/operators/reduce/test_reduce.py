@@ -1,14 +1,21 @@
-"""ReduceSum / ReduceMean over `axes` with `keepdims`; no gradient yet."""
+"""ReduceSum / ReduceMean over `axes` with `keepdims`; no gradient yet; device checks against the
+CPU kernels."""
 import unittest
 
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
 
+from device_check import check_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["ReduceSum", "ReduceMean"]
+
 CPU = core.DeviceOption(0)
+
 REFS = {"ReduceSum": np.sum, "ReduceMean": np.mean}
 
 
@@ -54,6 +61,20 @@ class TestReduce(hu.HypothesisTestCase):
         op = core.CreateOperator("ReduceMean", ["X"], ["Y"])
         self.assertRunOpRaises(CPU, op, [np.zeros(3, np.int32)], exception=RuntimeError,
                                regexp=r"^\[ReduceMean\] unsupported type int")
+
+
+R = np.random.RandomState(0)
+
+
+@needs_gpu
+@pytest.mark.parametrize("op_type", ["ReduceSum", "ReduceMean"])
+@pytest.mark.parametrize("axes,keepdims", [([], 1), ([0], 0), ([1, 2], 1), ([0, 2], 0),
+                                           ([-1], 1), ([3, 1], 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reduce_over_axes(op_type, axes, keepdims, dtype):
+    x = R.randn(3, 4, 5, 6).astype(dtype)
+    op = core.CreateOperator(op_type, ["x"], ["y"], axes=axes, keepdims=keepdims)
+    check_cpu_gpu(op, [x], rtol=1e-5, atol=1e-5)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,23 @@
 """ReduceFrontSum/Mean and ReduceBackSum/Mean with num_reduce_dim and optional lengths: references,
-finite-difference gradients, gradient ops, errors."""
+finite-difference gradients, gradient ops, errors; device checks against the CPU kernels."""
 import unittest
 
 import numpy as np
+import pytest
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
 
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = [
+    "ReduceFrontSum", "ReduceFrontMean", "ReduceBackSum", "ReduceBackMean",
+    "ReduceFrontSumGradient", "ReduceFrontMeanGradient", "ReduceBackSumGradient",
+    "ReduceBackMeanGradient"
+]
+
 CPU = core.DeviceOption(0)
+
 OPS = ["ReduceFrontSum", "ReduceFrontMean", "ReduceBackSum", "ReduceBackMean"]
 
 
@@ -82,6 +92,32 @@ class TestReduceFrontBack(hu.HypothesisTestCase):
         op = core.CreateOperator("ReduceFrontMean", ["X"], ["Y"])
         self.assertRunOpRaises(CPU, op, [X.astype(np.float64)], exception=RuntimeError,
                                regexp=r"^\[ReduceFrontMean\] unsupported type double")
+
+
+R = np.random.RandomState(0)
+
+
+@needs_gpu
+@pytest.mark.parametrize("op_type", ["ReduceFrontSum", "ReduceFrontMean", "ReduceBackSum",
+                                     "ReduceBackMean"])
+@pytest.mark.parametrize("shape,num_reduce_dim", [((4, 3, 5), 1), ((4, 3, 5), 2), ((7,), 1),
+                                                  ((300, 700), 1), ((2, 0, 3), 1)])
+def test_reduce_front_back(op_type, shape, num_reduce_dim):
+    x = R.randn(*shape).astype(np.float32)
+    op = core.CreateOperator(op_type, ["x"], ["y"], num_reduce_dim=num_reduce_dim)
+    check_cpu_gpu(op, [x], rtol=1e-4, atol=1e-4)
+    if 0 not in shape:
+        check_gradient_cpu_gpu(op, [x], rtol=1e-5, atol=1e-6)
+
+
+@needs_gpu
+@pytest.mark.parametrize("op_type", ["ReduceFrontSum", "ReduceBackMean"])
+def test_reduce_with_lengths_runs_the_cpu_kernel(op_type):
+    x = R.randn(4, 3).astype(np.float32)
+    lengths = np.array([2, 0, 4] if op_type.startswith("ReduceFront") else [1, 3, 0, 2],
+                       np.int32)
+    op = core.CreateOperator(op_type, ["x", "lengths"], ["y"])
+    check_cpu_gpu(op, [x, lengths], rtol=1e-5, atol=1e-6)
 
 
 if __name__ == "__main__":

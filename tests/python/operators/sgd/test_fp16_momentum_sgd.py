@@ -1,9 +1,13 @@
-"""FP16MomentumSGDUpdate / FP32MomentumSGDUpdate on the CPU against numpy (the reference the CUDA
-kernels are checked against in tests/python/cuda)."""
+"""FP16MomentumSGDUpdate / FP32MomentumSGDUpdate on the CPU against numpy, and device checks of the
+CUDA kernels (weight decay, nesterov) against the CPU kernels."""
 import numpy as np
 import pytest
 
 from caffe2.python import core, workspace
+
+from device_check import check_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["FP32MomentumSGDUpdate", "FP16MomentumSGDUpdate"]
 
 
 def reference(g, m, lr, p, momentum, weight_decay, nesterov):
@@ -50,12 +54,14 @@ def test_rejects_mixed_types():
             "FP16MomentumSGDUpdate", ["g", "m", "l", "p"], ["g", "m", "p"]))
 
 
-def test_weighted_sum_gradient_refuses_a_short_x_with_grad_on_w():
-    """It used to read past the end of X_i."""
-    workspace.ResetWorkspace()
-    workspace.FeedBlob("dy", np.ones(6, np.float32))
-    workspace.FeedBlob("x0", np.ones(2, np.float32))
-    workspace.FeedBlob("w0", np.ones(1, np.float32))
-    with pytest.raises(RuntimeError, match=r"X0 \(2,\) must hold at least the 6 float values"):
-        workspace.RunOperatorOnce(core.CreateOperator(
-            "WeightedSumGradient", ["dy", "x0", "w0"], ["dx0", "dw0"], grad_on_w=1))
+@needs_gpu
+@pytest.mark.parametrize("op_type,dtype,tol", [("FP32MomentumSGDUpdate", np.float32, 1e-5),
+                                               ("FP16MomentumSGDUpdate", np.float16, 2e-3)])
+@pytest.mark.parametrize("nesterov", [0, 1])
+def test_momentum_with_weight_decay(op_type, dtype, tol, nesterov):
+    rng = np.random.RandomState(1)
+    g, m, p = (rng.randn(64).astype(dtype) for _ in range(3))
+    lr = np.array([0.05], dtype=np.float32)
+    op = core.CreateOperator(op_type, ["g", "m", "lr", "p"], ["g", "m", "p"], momentum=0.9,
+                             weight_decay=1e-2, nesterov=nesterov)
+    check_cpu_gpu(op, [g, m, lr, p], rtol=tol, atol=tol)

@@ -1,11 +1,19 @@
 """Concat / Split / DepthConcat / DepthSplit: references, axis/order/add_axis rules, split_info,
-gradients both ways, shape inference and bad input."""
+gradients both ways, shape inference and bad input; device checks over axes and element types,
+split sizes as an input, gradients, errors, and (GPU only) split_info living on the host."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
+from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import (blob_device_type, check_cpu_gpu, check_gradient_cpu_gpu, check_same_error,
+                          gpu, gpu_semantics, needs_gpu, values)
+
+COVERED_CUDA_OPS = ["Concat", "DepthConcat", "Split", "DepthSplit"]
 
 CPU = core.DeviceOption(0)
 
@@ -143,3 +151,93 @@ class TestSplit(hu.HypothesisTestCase):
         op = core.CreateOperator("Split", ["X"], ["a", "b", "c"], split=[1, 1])
         self.assertRunOpRaises(CPU, op, [rand(2, 2)], exception=RuntimeError,
                                regexp=r"split has 2 sizes but the op has 3 outputs")
+
+
+@needs_gpu
+@pytest.mark.parametrize("shapes,args", [
+    ([(2, 3), (2, 4), (2, 1)], dict(axis=1)),
+    ([(2, 3), (5, 3)], dict(axis=0)),
+    ([(2, 3, 4), (2, 3, 6)], dict(axis=-1)),
+    ([(2, 4, 3, 3), (2, 4, 3, 3), (2, 4, 3, 3)], dict(order="NHWC")),
+    ([(2, 3, 5), (2, 3, 5)], dict(axis=1, add_axis=1)),
+    ([(2, 3, 5), (2, 3, 5), (2, 3, 5)], dict(axis=3, add_axis=1)),
+    ([(2, 0, 4), (2, 3, 4)], dict(axis=1)),
+    ([(7,)], dict(axis=0)),
+    ([(64, 1000), (64, 24)], dict(axis=1)),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
+def test_concat_axes_and_types(shapes, args, dtype):
+    names = ["x%d" % i for i in range(len(shapes))]
+    op = core.CreateOperator("Concat", names, ["y", "split_info"], **args)
+    xs = [values(dtype, *s) for s in shapes]
+    out = check_cpu_gpu(op, xs, rtol=0, atol=0)
+    assert out[1].dtype == np.int32
+    if args.get("add_axis"):
+        np.testing.assert_array_equal(out[0], np.stack(xs, axis=args["axis"]))
+        np.testing.assert_array_equal(out[1], [1] * len(xs))
+
+
+@needs_gpu
+@pytest.mark.parametrize("shape,args,n", [
+    ((2, 7), dict(axis=1, split=[3, 4]), 2),
+    ((6, 3), dict(axis=0), 3),
+    ((2, 3, 8), dict(axis=-1, split=[2, 0, 6]), 3),
+    ((2, 3, 3, 4), dict(order="NHWC", split=[1, 3]), 2),
+    ((2, 3, 5), dict(axis=1, add_axis=1), 3),
+    ((64, 1024), dict(axis=1, split=[1000, 24]), 2),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint8])
+def test_split_axes_and_types(shape, args, n, dtype):
+    op = core.CreateOperator("Split", ["x"], ["y%d" % i for i in range(n)], **args)
+    check_cpu_gpu(op, [values(dtype, *shape)], rtol=0, atol=0)
+
+
+@needs_gpu
+@pytest.mark.parametrize("sizes_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("sizes_on_host", [True, False])
+def test_split_sizes_as_input(sizes_dtype, sizes_on_host):
+    op = core.CreateOperator("DepthSplit", ["x", "sizes"], ["a", "b", "c"], axis=1)
+    check_cpu_gpu(op, [values(np.float32, 2, 9, 3), np.array([2, 3, 4], sizes_dtype)],
+                  input_device_options={"sizes": CPU} if sizes_on_host else {})
+
+
+@needs_gpu
+def test_concat_split_gradients_round_trip():
+    check_gradient_cpu_gpu(core.CreateOperator("Concat", ["a", "b"], ["y", "info"], axis=2),
+                           [values(np.float32, 2, 3, 4), values(np.float32, 2, 3, 5)])
+    check_gradient_cpu_gpu(core.CreateOperator("DepthConcat", ["a", "b"], ["y", "info"]),
+                           [values(np.float32, 2, 3, 4), values(np.float32, 2, 1, 4)])
+    check_gradient_cpu_gpu(core.CreateOperator("Split", ["x"], ["a", "b"], axis=0, split=[1, 3]),
+                           [values(np.float32, 4, 5)])
+
+
+@needs_gpu
+def test_concat_split_errors():
+    check_same_error(core.CreateOperator("Concat", ["a", "b"], ["y", "i"], axis=1),
+                     [values(np.float32, 2, 3), values(np.float32, 3, 3)],
+                     "does not match input 0")
+    check_same_error(core.CreateOperator("Concat", ["a", "b"], ["y", "i"], axis=1),
+                     [values(np.float32, 2, 3), values(np.int32, 2, 3)],
+                     "input 1 is int but input 0 is float")
+    check_same_error(core.CreateOperator("Concat", ["a"], ["y", "i"], axis=2),
+                     [values(np.float32, 2, 3)], "axis 2 out of range for a 2-d input")
+    check_same_error(core.CreateOperator("Split", ["x"], ["a", "b"], axis=1, split=[1, 1]),
+                     [values(np.float32, 2, 3)], "split sizes add up to 2")
+    check_same_error(core.CreateOperator("Split", ["x"], ["a", "b"], axis=1),
+                     [values(np.float32, 2, 3)], "into 2 equal parts")
+
+
+@needs_gpu
+@gpu_semantics
+def test_concat_split_info_lives_on_the_host():
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("a", values(np.float32, 2, 3), gpu())
+    workspace.FeedBlob("b", values(np.float32, 2, 5), gpu())
+    workspace.RunOperatorOnce(core.CreateOperator("Concat", ["a", "b"], ["y", "info"], axis=1,
+                                                  device_option=gpu()))
+    assert blob_device_type("y") == caffe2_pb2.CUDA
+    assert blob_device_type("info") == caffe2_pb2.CPU
+    # The gradient's Split reads the sizes from the host.
+    workspace.RunOperatorOnce(core.CreateOperator("Split", ["y", "info"], ["a2", "b2"], axis=1,
+                                                  device_option=gpu()))
+    np.testing.assert_array_equal(workspace.FetchBlob("b2"), workspace.FetchBlob("b"))

@@ -1,10 +1,16 @@
-"""BatchMatMul: reference, gradient, broadcasting and bad input."""
+"""BatchMatMul: reference, gradient, broadcasting and bad input; device checks against the CPU
+kernel."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["BatchMatMul"]
 
 CPU = core.DeviceOption(0)
 
@@ -45,3 +51,18 @@ class TestBatchMatMul(hu.HypothesisTestCase):
                                regexp=r"^\[BatchMatMul\] A \(2, 3, 4\) has inner dim 4 but B \(2, 5, 2\) has 5")
         self.assertRunOpRaises(CPU, op, [rand(2, 3, 4), rand(3, 4, 2)], exception=RuntimeError,
                                regexp=r"same batch dims \(or set broadcast=1\)")
+
+
+@needs_gpu
+@pytest.mark.parametrize("a_shape,b_shape,args", [
+    ((5, 3, 4), (5, 4, 2), {}), ((5, 4, 3), (5, 2, 4), {"trans_a": 1, "trans_b": 1}),
+    ((2, 5, 3, 4), (4, 2), {"broadcast": 1}), ((4,), (3, 4, 2), {"broadcast": 1}),
+    ((2, 1, 3, 4), (3, 4, 6), {"broadcast": 1}), ((3, 4), (3,), {"broadcast": 1, "trans_a": 1}),
+])
+def test_batch_matmul(a_shape, b_shape, args):
+    rng = np.random.RandomState(10)
+    a, b = rng.randn(*a_shape).astype(np.float32), rng.randn(*b_shape).astype(np.float32)
+    op = core.CreateOperator("BatchMatMul", ["a", "b"], ["y"], **args)
+    check_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)
+    if not args.get("broadcast"):
+        check_gradient_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)

@@ -1,6 +1,6 @@
-"""FlattenDenseTensors, UnflattenDenseTensors (gradient bucketing) and Free:
-references, shape inference, in-place rules and bad input. Pointer
-stability is checked by the C++ test test_operators_tensor."""
+"""FlattenDenseTensors and UnflattenDenseTensors (gradient bucketing): references, shape inference,
+in-place rules and bad input; device checks against the CPU kernels. Pointer stability is checked
+by the C++ test test_operators_tensor."""
 import hypothesis.strategies as st
 import numpy as np
 import pytest
@@ -9,7 +9,12 @@ from hypothesis import given, settings
 from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
 
+from device_check import check_cpu_gpu, gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["FlattenDenseTensors", "UnflattenDenseTensors"]
+
 CPU = core.DeviceOption(0)
+
 shapes = st.lists(st.lists(st.integers(0, 4), min_size=0, max_size=3),
                   min_size=1, max_size=4)
 
@@ -98,22 +103,18 @@ class TestFlattenDenseTensors(hu.HypothesisTestCase):
             workspace.RunOperatorOnce(op)
 
 
-class TestFree(hu.HypothesisTestCase):
-    def test_frees_the_blobs(self):
-        workspace.FeedBlob('a', np.ones(3, np.float32))
-        workspace.FeedBlob('b', np.ones(2, np.int64))
-        workspace.RunOperatorOnce(core.CreateOperator(
-            'Free', ['a', 'b'], ['a', 'b']))
-        self.assertTrue(workspace.HasBlob('a'))
-        # An empty blob fetches as upstream's description of it.
-        self.assertIn(b'uninitialized', workspace.FetchBlob('a'))
-        # The next writer allocates again.
-        workspace.RunOperatorOnce(core.CreateOperator(
-            'ConstantFill', [], ['a'], shape=[2], value=4.0))
-        np.testing.assert_array_equal(workspace.FetchBlob('a'), [4.0, 4.0])
-
-    def test_must_be_in_place(self):
-        workspace.FeedBlob('a', np.ones(3, np.float32))
-        with pytest.raises(RuntimeError, match='in.?place|inplace'):
-            workspace.RunOperatorOnce(core.CreateOperator('Free', ['a'],
-                                                          ['b']))
+@needs_gpu
+def test_flatten_and_unflatten_dense_tensors():
+    a = np.random.rand(2, 3).astype(np.float32)
+    b = np.random.rand(5).astype(np.float32)
+    out = check_cpu_gpu(core.CreateOperator("FlattenDenseTensors", ["a", "b"], ["buf"]), [a, b],
+                        rtol=0, atol=0)
+    np.testing.assert_array_equal(out[0], np.concatenate([a.ravel(), b]))
+    workspace.ResetWorkspace()
+    buf = np.arange(11, dtype=np.float32)
+    for name, value in (("buf", buf), ("a", a), ("b", b)):
+        workspace.FeedBlob(name, value, gpu())
+    workspace.RunOperatorOnce(core.CreateOperator(
+        "UnflattenDenseTensors", ["buf", "a", "b"], ["a", "b"], device_option=gpu()))
+    np.testing.assert_array_equal(workspace.FetchBlob("a"), buf[:6].reshape(2, 3))
+    np.testing.assert_array_equal(workspace.FetchBlob("b"), buf[6:])

@@ -1,10 +1,15 @@
-"""MatMul: reference, gradient, axes and bad input."""
+"""MatMul: reference, gradient, axes and bad input; device checks against the CPU kernel."""
 import hypothesis.strategies as st
 import numpy as np
+import pytest
 from hypothesis import given, settings
 
 from caffe2.python import core
 import caffe2.python.hypothesis_test_util as hu
+
+from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
+
+COVERED_CUDA_OPS = ["MatMul"]
 
 CPU = core.DeviceOption(0)
 
@@ -35,3 +40,16 @@ class TestMatMul(hu.HypothesisTestCase):
         op = core.CreateOperator("MatMul", ["A", "B"], ["Y"])
         self.assertRunOpRaises(CPU, op, [rand(2, 3), rand(4, 2)], exception=RuntimeError,
                                regexp=r"^\[MatMul\] A \(2, 3\) gives inner dim 3 but B \(4, 2\) gives 4")
+
+
+@needs_gpu
+@pytest.mark.parametrize("a_shape,b_shape,args", [
+    ((3, 4), (4, 5), {}), ((4, 3), (4, 5), {"trans_a": 1}), ((3, 4), (5, 4), {"trans_b": 1}),
+    ((2, 3, 4), (5, 4), {"axis_a": 2, "trans_b": 1}),
+])
+def test_matmul(a_shape, b_shape, args):
+    rng = np.random.RandomState(9)
+    a, b = rng.randn(*a_shape).astype(np.float32), rng.randn(*b_shape).astype(np.float32)
+    op = core.CreateOperator("MatMul", ["a", "b"], ["y"], **args)
+    check_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)
+    check_gradient_cpu_gpu(op, [a, b], rtol=1e-4, atol=1e-5)

@@ -1,0 +1,9 @@
+// CUDA kernels of Add (legacy broadcast of B, spec ops §1.2.10): the functors of the CPU op
+// (add_op.cc, which holds the contract, schema and gradient maker).
+#include "operators/common/elementwise_cuda.cuh"
+
+namespace caffe2 {
+
+REGISTER_CUDA_OPERATOR(Add, CudaBinaryOp<functors::Add, CudaNumericTypes, false>);
+
+}  // namespace caffe2

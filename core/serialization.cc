@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -264,49 +265,53 @@ void NarrowFromInt32(const TensorProto& proto, int64_t n, void* dst) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(proto.int32_data(static_cast<int>(i)));
 }
 
-// Decodes n elements of `type` from proto's data fields into CPU memory at dst.
-void DecodeElements(const TensorProto& proto, DataType type, int64_t n, void* dst) {
-  switch (type) {
-    case DataType::FLOAT: return CopyOut<float>(proto.float_data(), "float_data", n, dst);
-    case DataType::DOUBLE: return CopyOut<double>(proto.double_data(), "double_data", n, dst);
-    case DataType::INT32: return CopyOut<int32_t>(proto.int32_data(), "int32_data", n, dst);
-    case DataType::INT64: return CopyOut<int64_t>(proto.int64_data(), "int64_data", n, dst);
-    case DataType::BOOL: return NarrowFromInt32<bool>(proto, n, dst);
-    case DataType::UINT8: return NarrowFromInt32<uint8_t>(proto, n, dst);
-    case DataType::INT8: return NarrowFromInt32<int8_t>(proto, n, dst);
-    case DataType::UINT16: return NarrowFromInt32<uint16_t>(proto, n, dst);
-    case DataType::INT16: return NarrowFromInt32<int16_t>(proto, n, dst);
-    case DataType::BYTE:
-      C2_ENFORCE(static_cast<int64_t>(proto.byte_data().size()) == n, "TensorProto has ",
-                 proto.byte_data().size(), " bytes of byte_data but its segment needs ", n);
-      if (n > 0) std::memcpy(dst, proto.byte_data().data(), static_cast<size_t>(n));
-      return;
-    case DataType::FLOAT16: {
-      auto* out = static_cast<float16*>(dst);
-      if (proto.has_byte_data()) {
-        const std::string& bytes = proto.byte_data();
-        C2_ENFORCE(static_cast<int64_t>(bytes.size()) == 2 * n, "TensorProto has ", bytes.size(),
-                   " bytes of float16 byte_data but its segment needs ", 2 * n);
-        for (int64_t i = 0; i < n; ++i) {
-          out[i].x = static_cast<uint16_t>(static_cast<unsigned char>(bytes[2 * i]) |
-                                           (static_cast<unsigned char>(bytes[2 * i + 1]) << 8));
-        }
-      } else {
-        CheckCount(proto.int32_data(), "int32_data", n);
-        for (int64_t i = 0; i < n; ++i) {
-          out[i].x = static_cast<uint16_t>(proto.int32_data(static_cast<int>(i)));
-        }
-      }
-      return;
+void DecodeFloat16(const TensorProto& proto, int64_t n, void* dst) {
+  auto* out = static_cast<float16*>(dst);
+  if (proto.has_byte_data()) {
+    const std::string& bytes = proto.byte_data();
+    C2_ENFORCE(static_cast<int64_t>(bytes.size()) == 2 * n, "TensorProto has ", bytes.size(),
+               " bytes of float16 byte_data but its segment needs ", 2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+      out[i].x = static_cast<uint16_t>(static_cast<unsigned char>(bytes[2 * i]) |
+                                       (static_cast<unsigned char>(bytes[2 * i + 1]) << 8));
     }
-    case DataType::STRING: {
+  } else {
+    CheckCount(proto.int32_data(), "int32_data", n);
+    for (int64_t i = 0; i < n; ++i) out[i].x = static_cast<uint16_t>(proto.int32_data(static_cast<int>(i)));
+  }
+}
+
+// Decodes n elements of `type` from proto's data fields into CPU memory at dst. The field follows
+// from the element type (spec §1.2): float, double, int32 and int64 have their own; strings go in
+// string_data; float16 in int32_data or, packed, byte_data; BYTE in byte_data; every other type of
+// the table (bool, int8, uint8, int16, uint16) widened to int32_data.
+void DecodeElements(const TensorProto& proto, DataType type, int64_t n, void* dst) {
+  if (type == DataType::BYTE) {
+    C2_ENFORCE(static_cast<int64_t>(proto.byte_data().size()) == n, "TensorProto has ",
+               proto.byte_data().size(), " bytes of byte_data but its segment needs ", n);
+    if (n > 0) std::memcpy(dst, proto.byte_data().data(), static_cast<size_t>(n));
+    return;
+  }
+  VisitDataType(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      CopyOut<float>(proto.float_data(), "float_data", n, dst);
+    } else if constexpr (std::is_same_v<T, double>) {
+      CopyOut<double>(proto.double_data(), "double_data", n, dst);
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+      CopyOut<int32_t>(proto.int32_data(), "int32_data", n, dst);
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      CopyOut<int64_t>(proto.int64_data(), "int64_data", n, dst);
+    } else if constexpr (std::is_same_v<T, float16>) {
+      DecodeFloat16(proto, n, dst);
+    } else if constexpr (std::is_same_v<T, std::string>) {
       CheckCount(proto.string_data(), "string_data", n);
       auto* out = static_cast<std::string*>(dst);
       for (int64_t i = 0; i < n; ++i) out[i] = proto.string_data(static_cast<int>(i));
-      return;
+    } else {
+      NarrowFromInt32<T>(proto, n, dst);
     }
-    default: C2_THROW("cannot decode elements of type ", DataTypeName(type));
-  }
+  });
 }
 
 template <class T, class Field>
@@ -323,40 +328,40 @@ void WidenToInt32(const void* src, int64_t n, TensorProto* proto) {
   for (int64_t i = 0; i < n; ++i) field->AddAlreadyReserved(static_cast<int32_t>(in[i]));
 }
 
+void EncodeFloat16(const void* src, int64_t n, TensorProto* proto) {
+  if (!FLAGS_caffe2_serialize_fp16_as_bytes) return WidenToInt32<uint16_t>(src, n, proto);
+  const auto* in = static_cast<const float16*>(src);
+  std::string bytes(static_cast<size_t>(2 * n), '\0');
+  for (int64_t i = 0; i < n; ++i) {
+    bytes[2 * i] = static_cast<char>(in[i].x & 0xff);
+    bytes[2 * i + 1] = static_cast<char>(in[i].x >> 8);
+  }
+  proto->set_byte_data(std::move(bytes));
+}
+
+// Encodes n elements of `type` into the data field that DecodeElements reads for it.
 void EncodeElements(const void* src, DataType type, int64_t n, TensorProto* proto) {
-  switch (type) {
-    case DataType::FLOAT: return CopyIn<float>(src, n, proto->mutable_float_data());
-    case DataType::DOUBLE: return CopyIn<double>(src, n, proto->mutable_double_data());
-    case DataType::INT32: return CopyIn<int32_t>(src, n, proto->mutable_int32_data());
-    case DataType::INT64: return CopyIn<int64_t>(src, n, proto->mutable_int64_data());
-    case DataType::BOOL: return WidenToInt32<bool>(src, n, proto);
-    case DataType::UINT8: return WidenToInt32<uint8_t>(src, n, proto);
-    case DataType::INT8: return WidenToInt32<int8_t>(src, n, proto);
-    case DataType::UINT16: return WidenToInt32<uint16_t>(src, n, proto);
-    case DataType::INT16: return WidenToInt32<int16_t>(src, n, proto);
-    case DataType::FLOAT16: {
-      const auto* in = static_cast<const float16*>(src);
-      if (FLAGS_caffe2_serialize_fp16_as_bytes) {
-        std::string bytes(static_cast<size_t>(2 * n), '\0');
-        for (int64_t i = 0; i < n; ++i) {
-          bytes[2 * i] = static_cast<char>(in[i].x & 0xff);
-          bytes[2 * i + 1] = static_cast<char>(in[i].x >> 8);
-        }
-        proto->set_byte_data(std::move(bytes));
-      } else {
-        return WidenToInt32<uint16_t>(src, n, proto);
-      }
-      return;
-    }
-    case DataType::STRING: {
+  VisitDataType(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, float>) {
+      CopyIn<float>(src, n, proto->mutable_float_data());
+    } else if constexpr (std::is_same_v<T, double>) {
+      CopyIn<double>(src, n, proto->mutable_double_data());
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+      CopyIn<int32_t>(src, n, proto->mutable_int32_data());
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      CopyIn<int64_t>(src, n, proto->mutable_int64_data());
+    } else if constexpr (std::is_same_v<T, float16>) {
+      EncodeFloat16(src, n, proto);
+    } else if constexpr (std::is_same_v<T, std::string>) {
       const auto* in = static_cast<const std::string*>(src);
       auto* field = proto->mutable_string_data();
       field->Reserve(static_cast<int>(n));
       for (int64_t i = 0; i < n; ++i) field->Add()->assign(in[i]);
-      return;
+    } else {
+      WidenToInt32<T>(src, n, proto);
     }
-    default: C2_THROW("cannot serialize elements of type ", DataTypeName(type));
-  }
+  });
 }
 
 }  // namespace

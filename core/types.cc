@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include "core/enforce.h"
 
@@ -69,97 +70,84 @@ float16 FloatToHalf(float f) {
 namespace {
 
 template <class T>
-TypeMeta Fundamental(DataType id, const char* name) {
+TypeMeta MakeMeta(DataType id, const char* name) {
   TypeMeta m;
   m.id = id;
   m.itemsize = sizeof(T);
   m.name = name;
-  return m;
-}
-
-TypeMeta StringMeta() {
-  TypeMeta m;
-  m.id = DataType::STRING;
-  m.itemsize = sizeof(std::string);
-  m.name = "std::string";
-  m.construct = [](void* p, size_t n) {
-    auto* s = static_cast<std::string*>(p);
-    for (size_t i = 0; i < n; ++i) new (s + i) std::string();
-  };
-  m.destroy = [](void* p, size_t n) {
-    auto* s = static_cast<std::string*>(p);
-    for (size_t i = 0; i < n; ++i) s[i].~basic_string();
-  };
-  m.copy = [](const void* src, void* dst, size_t n) {
-    auto* a = static_cast<const std::string*>(src);
-    auto* b = static_cast<std::string*>(dst);
-    for (size_t i = 0; i < n; ++i) b[i] = a[i];
-  };
+  if constexpr (!std::is_trivially_copyable_v<T>) {
+    m.construct = [](void* p, size_t n) {
+      for (size_t i = 0; i < n; ++i) new (static_cast<T*>(p) + i) T();
+    };
+    m.destroy = [](void* p, size_t n) {
+      for (size_t i = 0; i < n; ++i) static_cast<T*>(p)[i].~T();
+    };
+    m.copy = [](const void* src, void* dst, size_t n) {
+      for (size_t i = 0; i < n; ++i) static_cast<T*>(dst)[i] = static_cast<const T*>(src)[i];
+    };
+  }
   return m;
 }
 
 }  // namespace
 
-#define C2_TYPE_META(T, ID, NAME)                                        \
-  template <>                                                           \
-  const TypeMeta& TypeMeta::Make<T>() {                                 \
-    static const TypeMeta meta = Fundamental<T>(DataType::ID, NAME);    \
-    return meta;                                                        \
+#define C2_DEFINE_TYPE_META(ID, T, NAME, NUMPY)                  \
+  template <>                                                     \
+  const TypeMeta& TypeMeta::Make<T>() {                           \
+    static const TypeMeta meta = MakeMeta<T>(DataType::ID, NAME); \
+    return meta;                                                  \
   }
-C2_TYPE_META(float, FLOAT, "float")
-C2_TYPE_META(double, DOUBLE, "double")
-C2_TYPE_META(int32_t, INT32, "int")
-C2_TYPE_META(int64_t, INT64, "long")
-C2_TYPE_META(int16_t, INT16, "short")
-C2_TYPE_META(uint16_t, UINT16, "unsigned short")
-C2_TYPE_META(int8_t, INT8, "signed char")
-C2_TYPE_META(uint8_t, UINT8, "unsigned char")
-C2_TYPE_META(bool, BOOL, "bool")
-C2_TYPE_META(float16, FLOAT16, "caffe2::float16")
-#undef C2_TYPE_META
+C2_FOR_EACH_DATA_TYPE(C2_DEFINE_TYPE_META)
+#undef C2_DEFINE_TYPE_META
 
-template <>
-const TypeMeta& TypeMeta::Make<std::string>() {
-  static const TypeMeta meta = StringMeta();
-  return meta;
+void ThrowUnsupportedDataType(DataType type) {
+  C2_THROW("Unknown or unsupported data type ", static_cast<int>(type), " (", DataTypeName(type), ")");
 }
 
 const TypeMeta& TypeMeta::FromDataType(DataType type) {
+  return *VisitDataType(type, [](auto tag) { return &Make<typename decltype(tag)::type>(); });
+}
+
+bool IsElementType(DataType type) {
   switch (type) {
-    case DataType::FLOAT: return Make<float>();
-    case DataType::INT32: return Make<int32_t>();
-    case DataType::BYTE: return Make<uint8_t>();
-    case DataType::STRING: return Make<std::string>();
-    case DataType::BOOL: return Make<bool>();
-    case DataType::UINT8: return Make<uint8_t>();
-    case DataType::INT8: return Make<int8_t>();
-    case DataType::UINT16: return Make<uint16_t>();
-    case DataType::INT16: return Make<int16_t>();
-    case DataType::INT64: return Make<int64_t>();
-    case DataType::FLOAT16: return Make<float16>();
-    case DataType::DOUBLE: return Make<double>();
-    default: break;
+#define C2_IS_ELEMENT_TYPE(ID, T, NAME, NUMPY) case DataType::ID:
+    C2_FOR_EACH_DATA_TYPE(C2_IS_ELEMENT_TYPE)
+#undef C2_IS_ELEMENT_TYPE
+    case DataType::BYTE:
+      return true;
+    default:
+      return false;
   }
-  C2_THROW("Unknown or unsupported data type ", static_cast<int>(type), " (", DataTypeName(type), ")");
 }
 
 std::string DataTypeName(DataType type) {
   switch (type) {
-    case DataType::UNDEFINED: return "UNDEFINED";
-    case DataType::FLOAT: return "FLOAT";
-    case DataType::INT32: return "INT32";
-    case DataType::BYTE: return "BYTE";
-    case DataType::STRING: return "STRING";
-    case DataType::BOOL: return "BOOL";
-    case DataType::UINT8: return "UINT8";
-    case DataType::INT8: return "INT8";
-    case DataType::UINT16: return "UINT16";
-    case DataType::INT16: return "INT16";
-    case DataType::INT64: return "INT64";
-    case DataType::FLOAT16: return "FLOAT16";
-    case DataType::DOUBLE: return "DOUBLE";
+#define C2_DATA_TYPE_NAME(ID, T, NAME, NUMPY) \
+  case DataType::ID:                          \
+    return #ID;
+    C2_FOR_EACH_DATA_TYPE(C2_DATA_TYPE_NAME)
+#undef C2_DATA_TYPE_NAME
+    case DataType::UNDEFINED:
+      return "UNDEFINED";
+    case DataType::BYTE:
+      return "BYTE";
   }
   return MakeString("DataType(", static_cast<int>(type), ")");
+}
+
+const char* NumpyDtypeName(DataType type) {
+  switch (type) {
+#define C2_NUMPY_NAME(ID, T, NAME, NUMPY) \
+  case DataType::ID:                      \
+    return NUMPY;
+    C2_FOR_EACH_DATA_TYPE(C2_NUMPY_NAME)
+#undef C2_NUMPY_NAME
+    case DataType::BYTE:
+      return "uint8";
+    default:
+      break;
+  }
+  ThrowUnsupportedDataType(type);
 }
 
 }  // namespace caffe2

@@ -19,12 +19,7 @@ using NumericTypes = TypeList<float, double, int32_t, int64_t>;
 using NumericAndBoolTypes = TypeList<float, double, int32_t, int64_t, bool>;
 using BoolTypes = TypeList<bool>;
 
-template <class T>
-struct TypeTag {
-  using type = T;
-};
-
-// Calls f(TypeTag<T>{}) for the T of `meta` among Ts; false when none matches.
+// Calls f(TypeTag<T>{}) (core/types.h) for the T of `meta` among Ts; false when none matches.
 template <class F, class... Ts>
 bool DispatchType(const TypeMeta& meta, TypeList<Ts...>, F&& f) {
   bool done = false;

@@ -12,55 +12,17 @@ namespace caffe2 {
 namespace python {
 namespace {
 
-// numpy type numbers (stable in the numpy C API).
-enum NpyType {
-  kNpyBool = 0, kNpyByte = 1, kNpyUByte = 2, kNpyShort = 3, kNpyUShort = 4, kNpyInt = 5,
-  kNpyUInt = 6, kNpyLong = 7, kNpyULong = 8, kNpyLongLong = 9, kNpyULongLong = 10,
-  kNpyFloat = 11, kNpyDouble = 12, kNpyObject = 17, kNpyString = 18, kNpyUnicode = 19,
-  kNpyHalf = 23,
-};
-
-const TypeMeta* NumpyToCaffe(int npy_type) {
-  switch (npy_type) {
-    case kNpyBool: return &TypeMeta::Make<bool>();
-    case kNpyDouble: return &TypeMeta::Make<double>();
-    case kNpyFloat: return &TypeMeta::Make<float>();
-    case kNpyHalf: return &TypeMeta::Make<float16>();
-    case kNpyInt: return &TypeMeta::Make<int32_t>();
-    case kNpyByte: return &TypeMeta::Make<int8_t>();
-    case kNpyShort: return &TypeMeta::Make<int16_t>();
-    case kNpyLong:
-    case kNpyLongLong: return &TypeMeta::Make<int64_t>();
-    case kNpyUByte: return &TypeMeta::Make<uint8_t>();
-    case kNpyUShort: return &TypeMeta::Make<uint16_t>();
-    case kNpyObject:
-    case kNpyString: return &TypeMeta::Make<std::string>();
-    default: return nullptr;
-  }
+// The element type of a numpy dtype: the entry of the type table (C2_FOR_EACH_DATA_TYPE,
+// core/types.h) whose numpy dtype is equivalent (numpy's `long` and `longlong` are both int64), or
+// std::string for bytes ('S') arrays; null for a dtype the table lacks.
+const TypeMeta* NumpyToCaffe(const py::dtype& dtype) {
+  if (dtype.kind() == 'S') return &TypeMeta::Make<std::string>();
+#define C2_FROM_NUMPY(ID, T, NAME, NUMPY) \
+  if (dtype.equal(py::dtype(NUMPY))) return &TypeMeta::Make<T>();
+  C2_FOR_EACH_DATA_TYPE(C2_FROM_NUMPY)
+#undef C2_FROM_NUMPY
+  return nullptr;
 }
-
-}  // namespace
-
-py::dtype NumpyDtype(DataType type) {
-  switch (type) {
-    case DataType::BOOL: return py::dtype("bool");
-    case DataType::DOUBLE: return py::dtype("float64");
-    case DataType::FLOAT: return py::dtype("float32");
-    case DataType::FLOAT16: return py::dtype("float16");
-    case DataType::INT32: return py::dtype("int32");
-    case DataType::INT8: return py::dtype("int8");
-    case DataType::INT16: return py::dtype("int16");
-    case DataType::INT64: return py::dtype("int64");
-    case DataType::UINT8:
-    case DataType::BYTE: return py::dtype("uint8");
-    case DataType::UINT16: return py::dtype("uint16");
-    case DataType::STRING: return py::dtype("object");
-    default: break;
-  }
-  C2_THROW("Cannot fetch a tensor of type ", DataTypeName(type), " into numpy");
-}
-
-namespace {
 
 std::string ToStdString(const py::handle& item) {
   if (py::isinstance<py::bytes>(item)) return item.cast<std::string>();
@@ -71,14 +33,18 @@ std::string ToStdString(const py::handle& item) {
 
 }  // namespace
 
+py::dtype NumpyDtype(DataType type) {
+  C2_ENFORCE(IsElementType(type), "Cannot fetch a tensor of type ", DataTypeName(type), " into numpy");
+  return py::dtype(NumpyDtypeName(type));
+}
+
 void NumpyToTensor(const py::object& arg, Tensor* tensor) {
   py::array array = py::array::ensure(arg, py::array::c_style);
   C2_ENFORCE(array, "Expected a numpy array");
-  const int npy_type = array.dtype().num();
-  C2_ENFORCE(npy_type != kNpyUnicode,
+  C2_ENFORCE(array.dtype().kind() != 'U',
              "Unicode numpy arrays are not supported for feeding; convert them to bytes or object "
              "arrays (workspace.FeedBlob does this)");
-  const TypeMeta* meta = NumpyToCaffe(npy_type);
+  const TypeMeta* meta = NumpyToCaffe(array.dtype());
   C2_ENFORCE(meta != nullptr, "This numpy data type is not supported: ",
              std::string(py::str(array.dtype())));
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
@@ -87,7 +53,7 @@ void NumpyToTensor(const py::object& arg, Tensor* tensor) {
     C2_ENFORCE(tensor->device().type == kCPU, "String tensors can only be fed to the CPU");
     tensor->Resize(dims);
     std::string* out = tensor->mutable_data<std::string>();
-    if (npy_type == kNpyString) {
+    if (array.dtype().kind() == 'S') {
       const size_t width = array.itemsize();
       const char* base = static_cast<const char*>(array.data());
       for (int64_t i = 0; i < n; ++i) {

@@ -22,7 +22,11 @@ class CMakeBuild(build_ext):
         build_dir = os.environ.get("C2_BUILD_DIR", os.path.join(ROOT, "build"))
         jobs = os.environ.get("C2_BUILD_JOBS", str(os.cpu_count() or 2))
         configure = [
-            "cmake", "-S", ROOT, "-B", build_dir,
+            "cmake",
+            "-S",
+            ROOT,
+            "-B",
+            build_dir,
             "-DCMAKE_BUILD_TYPE=" + os.environ.get("C2_BUILD_TYPE", "Release"),
             "-DPython3_EXECUTABLE=" + sys.executable,
             "-DC2_PYTHON_PACKAGE_DIR=" + PACKAGE_DIR,
@@ -39,7 +43,11 @@ class CMakeBuild(build_ext):
         """Copies the built module and libcaffe2 next to where setuptools expects the module."""
         target = self.get_ext_fullpath(ext.name)
         built_dir = os.path.join(PACKAGE_DIR, "python")
-        module = [f for f in os.listdir(built_dir) if f.startswith("caffe2_pybind11_state") and f.endswith(".so")]
+        module = [
+            f
+            for f in os.listdir(built_dir)
+            if f.startswith("caffe2_pybind11_state") and f.endswith(".so")
+        ]
         if not module:
             raise RuntimeError("the CMake build produced no caffe2_pybind11_state module")
         target_dir = os.path.dirname(os.path.abspath(target))

@@ -61,8 +61,11 @@ def build_ours(layers, params, dtype, device, exhaustive):
             if name.endswith("_rm") or name.endswith("_rv"):
                 continue
             op_type = "MomentumSGDUpdate" if _bn_param(name) else "FP16MomentumSGDUpdate"
-            fwd.__getattr__(op_type)([grads[name], name + "_mom", "lr", name],
-                                     [grads[name], name + "_mom", name], momentum=0.9)
+            fwd.__getattr__(op_type)(
+                [grads[name], name + "_mom", "lr", name],
+                [grads[name], name + "_mom", name],
+                momentum=0.9,
+            )
         net, proto = fwd, fwd.Proto()
     for op in proto.op:
         if op.type in ("Conv", "ConvGradient"):
@@ -149,9 +152,13 @@ def main():
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--batches", type=int, nargs="+", default=[32, 64])
     parser.add_argument("--dtypes", nargs="+", default=["float", "float16"])
-    parser.add_argument("--device", choices=["gpu", "cpu"], default="gpu",
-                        help="cpu: run our side on the CPU to check the plumbing (fp16 then "
-                             "fails at its first float16 convolution)")
+    parser.add_argument(
+        "--device",
+        choices=["gpu", "cpu"],
+        default="gpu",
+        help="cpu: run our side on the CPU to check the plumbing (fp16 then "
+        "fails at its first float16 convolution)",
+    )
     parser.add_argument("--small", action="store_true", help="ResNet-20 on 1x28x28 instead")
     parser.add_argument("--no_exhaustive_search", action="store_true")
     args = parser.parse_args()
@@ -160,13 +167,20 @@ def main():
     if on_gpu and workspace.NumCudaDevices() < 1:
         raise SystemExit("no GPU: use --device cpu for a plumbing check")
     device = caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA if on_gpu else caffe2_pb2.CPU)
-    layers, shape = ((shared.resnet20(), (1, 28, 28)) if args.small
-                     else (shared.resnet50(), (3, 224, 224)))
+    layers, shape = (
+        (shared.resnet20(), (1, 28, 28)) if args.small else (shared.resnet50(), (3, 224, 224))
+    )
     if on_gpu:
-        print("GPU:", workspace.GetDeviceProperties(0)["name"] if hasattr(
-            workspace, "GetDeviceProperties") else "device 0")
-    print("%-6s %5s %12s %14s %14s %7s %10s" % ("dtype", "batch", "ours img/s", "torch NCHW",
-                                                "torch NHWC", "ratio", "loss diff"))
+        print(
+            "GPU:",
+            workspace.GetDeviceProperties(0)["name"]
+            if hasattr(workspace, "GetDeviceProperties")
+            else "device 0",
+        )
+    print(
+        "%-6s %5s %12s %14s %14s %7s %10s"
+        % ("dtype", "batch", "ours img/s", "torch NCHW", "torch NHWC", "ratio", "loss diff")
+    )
     for dtype in args.dtypes:
         for batch in args.batches:
             rng = np.random.RandomState(0)
@@ -174,8 +188,16 @@ def main():
             data = rng.randn(batch, *shape).astype(np.float32)
             label = rng.randint(0, layers[-1][3], size=batch).astype(np.int32)
             try:
-                ours_first, ours_t = run_ours(layers, params, data, label, dtype, device,
-                                              args.steps, not args.no_exhaustive_search)
+                ours_first, ours_t = run_ours(
+                    layers,
+                    params,
+                    data,
+                    label,
+                    dtype,
+                    device,
+                    args.steps,
+                    not args.no_exhaustive_search,
+                )
                 ours = "%12.1f" % (batch / ours_t)
             except Exception as e:  # report and go on with the other configurations
                 ours_first, ours_t, ours = None, None, "failed"
@@ -184,17 +206,30 @@ def main():
             if torch is not None and (on_gpu or dtype == "float"):
                 dev = torch.device("cuda" if on_gpu else "cpu")
                 for channels_last in (False, True):
-                    first, t = run_torch(layers, params, data, label, dtype, args.steps,
-                                         channels_last, dev)
+                    first, t = run_torch(
+                        layers, params, data, label, dtype, args.steps, channels_last, dev
+                    )
                     torch_first = first if torch_first is None else torch_first
                     torch_rates.append(batch / t)
             best = max(torch_rates) if torch_rates else None
             ratio = "%7.2f" % ((batch / ours_t) / best) if ours_t and best else "      -"
-            diff = ("%10.1e" % abs(ours_first - torch_first) if ours_first is not None and
-                    torch_first is not None else "         -")
-            print("%-6s %5d %s %14s %14s %s %s" % (
-                dtype, batch, ours, *(["%14.1f" % r for r in torch_rates] or ["-", "-"]),
-                ratio, diff), flush=True)
+            diff = (
+                "%10.1e" % abs(ours_first - torch_first)
+                if ours_first is not None and torch_first is not None
+                else "         -"
+            )
+            print(
+                "%-6s %5d %s %14s %14s %s %s"
+                % (
+                    dtype,
+                    batch,
+                    ours,
+                    *(["%14.1f" % r for r in torch_rates] or ["-", "-"]),
+                    ratio,
+                    diff,
+                ),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

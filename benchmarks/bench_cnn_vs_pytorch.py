@@ -4,8 +4,8 @@ weights, side by side in one run: LeNet (1x28x28; batch 64 and 256), a CIFAR-sty
 
 Each model is first checked to give the same loss in both frameworks for the same weights and batch
 (relative difference under 1e-4). Then it prints images/s for both, the ratio (ours / PyTorch) and
-the achieved GFLOP/s (conv + FC; a training step counts 3 x forward) against the measured SGEMM peak.
-PyTorch runs in its best configuration (2 threads, OPENBLAS_NUM_THREADS=1; run under
+the achieved GFLOP/s (conv + FC; a training step counts 3 x forward) against the measured SGEMM
+peak. PyTorch runs in its best configuration (2 threads, OPENBLAS_NUM_THREADS=1; run under
 LD_PRELOAD=libtcmalloc_minimal.so.4 for the figures of BENCHMARKS.md).
 
     python benchmarks/bench_cnn_vs_pytorch.py [--steps 10] [--repeats 1] [--resnet50]
@@ -32,13 +32,25 @@ except ImportError:  # pragma: no cover
 # ("relu",), ("maxpool", k, stride), ("gap",), ("fc", name, cin, cout), ("res_begin",),
 # ("res_end", shortcut) where shortcut is None or a ("conv"...) + ("bn"...) pair.
 
+
 def lenet():
-    return [("conv", "conv1", 1, 20, 5, 1, 0), ("maxpool", 2, 2), ("conv", "conv2", 20, 50, 5, 1, 0),
-            ("maxpool", 2, 2), ("fc", "fc3", 800, 500), ("relu",), ("fc", "pred", 500, 10)]
+    return [
+        ("conv", "conv1", 1, 20, 5, 1, 0),
+        ("maxpool", 2, 2),
+        ("conv", "conv2", 20, 50, 5, 1, 0),
+        ("maxpool", 2, 2),
+        ("fc", "fc3", 800, 500),
+        ("relu",),
+        ("fc", "pred", 500, 10),
+    ]
 
 
 def resnet(stages, blocks, cin=1, classes=10, widths=(16, 32, 64), bottleneck=False, stem=None):
-    layers = stem or [("conv", "conv1", cin, widths[0], 3, 1, 1), ("bn", "bn1", widths[0]), ("relu",)]
+    layers = stem or [
+        ("conv", "conv1", cin, widths[0], 3, 1, 1),
+        ("bn", "bn1", widths[0]),
+        ("relu",),
+    ]
     c = layers[0][3] if stem else widths[0]
     for s in range(stages):
         for b in range(blocks[s]):
@@ -47,15 +59,30 @@ def resnet(stages, blocks, cin=1, classes=10, widths=(16, 32, 64), bottleneck=Fa
             p = "s%d_b%d" % (s, b)
             shortcut = None
             if stride != 1 or c != out:
-                shortcut = [("conv", p + "_proj", c, out, 1, stride, 0), ("bn", p + "_proj_bn", out)]
+                shortcut = [
+                    ("conv", p + "_proj", c, out, 1, stride, 0),
+                    ("bn", p + "_proj_bn", out),
+                ]
             body = []
             if bottleneck:
-                body = [("conv", p + "_c1", c, widths[s], 1, 1, 0), ("bn", p + "_bn1", widths[s]), ("relu",),
-                        ("conv", p + "_c2", widths[s], widths[s], 3, stride, 1), ("bn", p + "_bn2", widths[s]),
-                        ("relu",), ("conv", p + "_c3", widths[s], out, 1, 1, 0), ("bn", p + "_bn3", out)]
+                body = [
+                    ("conv", p + "_c1", c, widths[s], 1, 1, 0),
+                    ("bn", p + "_bn1", widths[s]),
+                    ("relu",),
+                    ("conv", p + "_c2", widths[s], widths[s], 3, stride, 1),
+                    ("bn", p + "_bn2", widths[s]),
+                    ("relu",),
+                    ("conv", p + "_c3", widths[s], out, 1, 1, 0),
+                    ("bn", p + "_bn3", out),
+                ]
             else:
-                body = [("conv", p + "_c1", c, out, 3, stride, 1), ("bn", p + "_bn1", out), ("relu",),
-                        ("conv", p + "_c2", out, out, 3, 1, 1), ("bn", p + "_bn2", out)]
+                body = [
+                    ("conv", p + "_c1", c, out, 3, stride, 1),
+                    ("bn", p + "_bn1", out),
+                    ("relu",),
+                    ("conv", p + "_c2", out, out, 3, 1, 1),
+                    ("bn", p + "_bn2", out),
+                ]
             layers += [("res", body, shortcut), ("relu",)]
             c = out
     layers += [("gap",), ("fc", "pred", c, classes)]
@@ -68,7 +95,9 @@ def resnet20():
 
 def resnet50():
     stem = [("conv", "conv1", 3, 64, 7, 2, 3), ("bn", "bn1", 64), ("relu",), ("maxpool", 3, 2)]
-    return resnet(4, [3, 4, 6, 3], widths=(64, 128, 256, 512), bottleneck=True, classes=1000, stem=stem)
+    return resnet(
+        4, [3, 4, 6, 3], widths=(64, 128, 256, 512), bottleneck=True, classes=1000, stem=stem
+    )
 
 
 def init_weights(layers, rng, params=None):
@@ -77,7 +106,9 @@ def init_weights(layers, rng, params=None):
         kind = layer[0]
         if kind == "conv":
             _, name, cin, cout, k, _, _ = layer
-            params[name + "_w"] = (rng.randn(cout, cin, k, k) * np.sqrt(2.0 / (cin * k * k))).astype(np.float32)
+            params[name + "_w"] = (
+                rng.randn(cout, cin, k, k) * np.sqrt(2.0 / (cin * k * k))
+            ).astype(np.float32)
         elif kind == "bn":
             _, name, c = layer
             params[name + "_s"] = np.ones(c, np.float32)
@@ -96,7 +127,8 @@ def init_weights(layers, rng, params=None):
 
 
 def count_flops(layers, shape):
-    """Conv + FC flops (2 x multiply-adds) of one image of `shape` (C, H, W), and the output shape."""
+    """Conv + FC flops (2 x multiply-adds) of one image of `shape` (C, H, W), and the output
+    shape."""
     c, h, w = shape
     flops = 0
     for layer in layers:
@@ -124,6 +156,7 @@ def count_flops(layers, shape):
 
 # ---- caffe2 ------------------------------------------------------------------------------------
 
+
 def build_caffe2(layers, params, train):
     net = core.Net("bench_train" if train else "bench_infer")
     counter = [0]
@@ -140,8 +173,13 @@ def build_caffe2(layers, params, train):
                 name = layer[1]
                 ins = [x, name + "_s", name + "_b", name + "_rm", name + "_rv"]
                 if train:
-                    x = net.SpatialBN(ins, [out, name + "_rm", name + "_rv", out + "_sm", out + "_siv"],
-                                      is_test=0, epsilon=1e-5, momentum=0.9)[0]
+                    x = net.SpatialBN(
+                        ins,
+                        [out, name + "_rm", name + "_rv", out + "_sm", out + "_siv"],
+                        is_test=0,
+                        epsilon=1e-5,
+                        momentum=0.9,
+                    )[0]
                 else:
                     x = net.SpatialBN(ins, out, is_test=1, epsilon=1e-5)
             elif kind == "relu":
@@ -169,8 +207,9 @@ def build_caffe2(layers, params, train):
         if name.endswith("_rm") or name.endswith("_rv"):
             continue
         grad = grads[name]
-        net.MomentumSGDUpdate([grad, name + "_mom", "lr", name], [grad, name + "_mom", name],
-                              momentum=0.9)
+        net.MomentumSGDUpdate(
+            [grad, name + "_mom", "lr", name], [grad, name + "_mom", name], momentum=0.9
+        )
     return net, loss
 
 
@@ -196,6 +235,7 @@ def run_caffe2(layers, params, data, label, train, steps, repeats=1):
 
 # ---- PyTorch -----------------------------------------------------------------------------------
 
+
 def torch_forward(layers, p, x, train):
     for layer in layers:
         kind = layer[0]
@@ -204,8 +244,16 @@ def torch_forward(layers, p, x, train):
             x = F.conv2d(x, p[name + "_w"], stride=s, padding=pad)
         elif kind == "bn":
             name = layer[1]
-            x = F.batch_norm(x, p[name + "_rm"], p[name + "_rv"], p[name + "_s"], p[name + "_b"],
-                             training=train, momentum=0.1, eps=1e-5)
+            x = F.batch_norm(
+                x,
+                p[name + "_rm"],
+                p[name + "_rv"],
+                p[name + "_s"],
+                p[name + "_b"],
+                training=train,
+                momentum=0.1,
+                eps=1e-5,
+            )
         elif kind == "relu":
             x = F.relu(x)
         elif kind == "maxpool":
@@ -261,32 +309,72 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--resnet50", action="store_true")
-    parser.add_argument("--repeats", type=int, default=1,
-                        help="time the steps this many times and keep the fastest (for a shared, noisy machine)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="time the steps this many times and keep the fastest (for a shared, noisy machine)",
+    )
     parser.add_argument("--peak", type=float, default=205.0, help="SGEMM GFLOP/s of the machine")
     args = parser.parse_args()
     if torch is None:
         raise SystemExit("PyTorch (Debian python3-torch) is needed for this benchmark")
     workspace.GlobalInit(["bench", "--caffe2_log_level=2"])
-    cases = [("LeNet", lenet(), (1, 28, 28), 64, True), ("LeNet", lenet(), (1, 28, 28), 256, True),
-             ("ResNet-20", resnet20(), (1, 28, 28), 128, True)]
+    cases = [
+        ("LeNet", lenet(), (1, 28, 28), 64, True),
+        ("LeNet", lenet(), (1, 28, 28), 256, True),
+        ("ResNet-20", resnet20(), (1, 28, 28), 128, True),
+    ]
     if args.resnet50:
-        cases += [("ResNet-50", resnet50(), (3, 224, 224), 32, True),
-                  ("ResNet-50", resnet50(), (3, 224, 224), 32, False)]
-    print("%-10s %-6s %5s %12s %12s %7s %10s %10s %9s" % ("model", "mode", "batch", "ours img/s", "torch img/s",
-                                                          "ratio", "ours GF/s", "torch GF/s", "loss diff"))
+        cases += [
+            ("ResNet-50", resnet50(), (3, 224, 224), 32, True),
+            ("ResNet-50", resnet50(), (3, 224, 224), 32, False),
+        ]
+    print(
+        "%-10s %-6s %5s %12s %12s %7s %10s %10s %9s"
+        % (
+            "model",
+            "mode",
+            "batch",
+            "ours img/s",
+            "torch img/s",
+            "ratio",
+            "ours GF/s",
+            "torch GF/s",
+            "loss diff",
+        )
+    )
     for name, layers, shape, batch, train in cases:
         rng = np.random.RandomState(0)
         params = init_weights(layers, rng)
         data = rng.randn(batch, *shape).astype(np.float32)
         label = rng.randint(0, layers[-1][3], size=batch).astype(np.int32)
-        ours_first, ours_t = run_caffe2(layers, params, data, label, train, args.steps, args.repeats)
-        torch_first, torch_t = run_torch(layers, params, data, label, train, args.steps, repeats=args.repeats)
-        diff = float(np.max(np.abs(ours_first - torch_first)) / max(1e-12, float(np.max(np.abs(torch_first)))))
+        ours_first, ours_t = run_caffe2(
+            layers, params, data, label, train, args.steps, args.repeats
+        )
+        torch_first, torch_t = run_torch(
+            layers, params, data, label, train, args.steps, repeats=args.repeats
+        )
+        diff = float(
+            np.max(np.abs(ours_first - torch_first))
+            / max(1e-12, float(np.max(np.abs(torch_first))))
+        )
         flops = count_flops(layers, shape)[0] * batch * (3 if train else 1)
-        print("%-10s %-6s %5d %12.1f %12.1f %7.2f %10.1f %10.1f %9.1e%s" % (
-            name, "train" if train else "infer", batch, batch / ours_t, batch / torch_t, torch_t / ours_t,
-            flops / ours_t / 1e9, flops / torch_t / 1e9, diff, "" if diff < 1e-4 else "  MISMATCH"))
+        print(
+            "%-10s %-6s %5d %12.1f %12.1f %7.2f %10.1f %10.1f %9.1e%s"
+            % (
+                name,
+                "train" if train else "infer",
+                batch,
+                batch / ours_t,
+                batch / torch_t,
+                torch_t / ours_t,
+                flops / ours_t / 1e9,
+                flops / torch_t / 1e9,
+                diff,
+                "" if diff < 1e-4 else "  MISMATCH",
+            )
+        )
     print("SGEMM peak used for reference: %.0f GFLOP/s" % args.peak)
 
 

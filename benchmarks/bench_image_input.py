@@ -1,9 +1,9 @@
 """ImageInput throughput against a plain OpenCV decode-resize-crop loop over the same records.
 
 Builds an LMDB of JPEG records (TensorProtos, like make_image_db), then for 1 and 2 threads measures
-images/s of ImageInput (test mode: decode, short side to --scale, centre crop, normalize to float NHWC)
-and of a loop doing the same with cv2 (imdecode, resize INTER_AREA, crop, float normalize) on a
-thread pool of the same size. Prints the ratio (target: ImageInput >= 90% of the loop) and the
+images/s of ImageInput (test mode: decode, short side to --scale, centre crop, normalize to float
+NHWC) and of a loop doing the same with cv2 (imdecode, resize INTER_AREA, crop, float normalize) on
+a thread pool of the same size. Prints the ratio (target: ImageInput >= 90% of the loop) and the
 scaling from 1 to 2 threads. OpenCV's own internal threading is switched off for both
 (cv2.setNumThreads(1) affects the shared libopencv), so the thread counts are the ones compared.
 
@@ -22,7 +22,6 @@ import time
 import numpy as np
 
 import cv2
-from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 from caffe2.python.tools.db_writer import DBWriter, int32_proto, string_proto, tensor_protos_record
 
@@ -44,12 +43,26 @@ def make_db(path, count, width, height):
 
 def image_input_net(path, threads, batch, scale, crop):
     workspace.ResetWorkspace()
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
-                                                  db_type="lmdb"))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb")
+    )
     net = core.Net("bench_image_input")
-    net.Proto().op.extend([core.CreateOperator(
-        "ImageInput", ["reader"], ["data", "label"], batch_size=batch, scale=scale, crop=crop,
-        is_test=1, mean=128.0, std=128.0, decode_threads=threads)])
+    net.Proto().op.extend(
+        [
+            core.CreateOperator(
+                "ImageInput",
+                ["reader"],
+                ["data", "label"],
+                batch_size=batch,
+                scale=scale,
+                crop=crop,
+                is_test=1,
+                mean=128.0,
+                std=128.0,
+                decode_threads=threads,
+            )
+        ]
+    )
     workspace.CreateNet(net)
     workspace.RunNet(net.Name(), 2)  # warm up: threads started, one batch ahead
     return net.Name()
@@ -74,7 +87,7 @@ def opencv_item(data, scale, crop, mean, inv_std):
     image = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
     y0, x0 = (nh - crop) // 2, (nw - crop) // 2
     out = np.empty((crop, crop, 3), np.float32)
-    np.subtract(image[y0:y0 + crop, x0:x0 + crop], mean, out=out, dtype=np.float32)
+    np.subtract(image[y0 : y0 + crop, x0 : x0 + crop], mean, out=out, dtype=np.float32)
     out *= inv_std
     return out
 
@@ -85,8 +98,9 @@ def bench_opencv_loop(encoded, threads, batch, scale, crop, seconds):
         while time.time() - start < seconds:
             chunk = [encoded[(i + k) % len(encoded)] for k in range(batch)]
             i += batch
-            out = np.stack(list(pool.map(
-                lambda d: opencv_item(d, scale, crop, 128.0, 1.0 / 128), chunk)))
+            out = np.stack(
+                list(pool.map(lambda d: opencv_item(d, scale, crop, 128.0, 1.0 / 128), chunk))
+            )
             images += len(out)
         return images / (time.time() - start)
 
@@ -108,8 +122,10 @@ def main():
     try:
         path = os.path.join(folder, "images_lmdb")
         encoded = make_db(path, args.images, width, height)
-        print("%d JPEGs %dx%d, scale %d, crop %d, batch %d, %d CPUs" % (
-            args.images, width, height, args.scale, args.crop, args.batch, os.cpu_count()))
+        print(
+            "%d JPEGs %dx%d, scale %d, crop %d, batch %d, %d CPUs"
+            % (args.images, width, height, args.scale, args.crop, args.batch, os.cpu_count())
+        )
         print("%-8s %16s %16s %8s" % ("threads", "ImageInput im/s", "OpenCV loop im/s", "ratio"))
         first = {}
         for threads in [int(t) for t in args.threads.split(",")]:
@@ -118,15 +134,27 @@ def main():
             net_name = image_input_net(path, threads, args.batch, args.scale, args.crop)
             ours_runs, loop_runs = [], []
             for _ in range(args.rounds):
-                ours_runs.append(bench_image_input(net_name, args.batch, args.seconds / args.rounds))
-                loop_runs.append(bench_opencv_loop(encoded, threads, args.batch, args.scale,
-                                                   args.crop, args.seconds / args.rounds))
+                ours_runs.append(
+                    bench_image_input(net_name, args.batch, args.seconds / args.rounds)
+                )
+                loop_runs.append(
+                    bench_opencv_loop(
+                        encoded,
+                        threads,
+                        args.batch,
+                        args.scale,
+                        args.crop,
+                        args.seconds / args.rounds,
+                    )
+                )
             workspace.ResetWorkspace()
             ours, loop = float(np.median(ours_runs)), float(np.median(loop_runs))
             first.setdefault("ours", ours)
             first.setdefault("loop", loop)
-            print("%-8d %16.1f %16.1f %8.2f   (scaling vs first: ImageInput %.2fx, loop %.2fx)" % (
-                threads, ours, loop, ours / loop, ours / first["ours"], loop / first["loop"]))
+            print(
+                "%-8d %16.1f %16.1f %8.2f   (scaling vs first: ImageInput %.2fx, loop %.2fx)"
+                % (threads, ours, loop, ours / loop, ours / first["ours"], loop / first["loop"])
+            )
     finally:
         shutil.rmtree(folder)
 

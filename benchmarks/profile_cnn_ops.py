@@ -25,8 +25,11 @@ def main():
     parser.add_argument("--infer", action="store_true")
     args = parser.parse_args()
     workspace.GlobalInit(["profile", "--caffe2_log_level=2"])
-    layers, shape = {"lenet": (lenet(), (1, 28, 28)), "resnet20": (resnet20(), (1, 28, 28)),
-                     "resnet50": (resnet50(), (3, 224, 224))}[args.model]
+    layers, shape = {
+        "lenet": (lenet(), (1, 28, 28)),
+        "resnet20": (resnet20(), (1, 28, 28)),
+        "resnet50": (resnet50(), (3, 224, 224)),
+    }[args.model]
     rng = np.random.RandomState(0)
     params = init_weights(layers, rng)
     for k, v in params.items():
@@ -44,8 +47,10 @@ def main():
         by_type[op.type] += t
         count[op.type] += 1
     total = sum(by_type.values())
-    print("step %.2f ms (whole net), %.2f ms (sum of ops); %.1f img/s" % (times[0], total,
-                                                                         args.batch / times[0] * 1e3))
+    print(
+        "step %.2f ms (whole net), %.2f ms (sum of ops); %.1f img/s"
+        % (times[0], total, args.batch / times[0] * 1e3)
+    )
     for name, t in by_type.most_common():
         print("%-28s %4d ops %9.2f ms %5.1f%%" % (name, count[name], t, 100 * t / total))
 

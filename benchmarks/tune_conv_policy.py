@@ -2,9 +2,9 @@
 
 For the convolutions of the benchmark models (LeNet, ResNet-20 and, with --resnet50, ResNet-50, one
 training step each), it runs the step twice in fresh processes: once under the fixed rule, once with
---caffe2_exhaustive_search, which times every variant of each case. It then prints, per case and pass,
-the rule's choice, the fastest variant and the times timing saw, and the total time the rule loses
-against timing (docs/determinism.md explains the variants).
+--caffe2_exhaustive_search, which times every variant of each case. It then prints, per case and
+pass, the rule's choice, the fastest variant and the times timing saw, and the total time the rule
+loses against timing (docs/determinism.md explains the variants).
 
     python benchmarks/tune_conv_policy.py [--resnet50] [--batch-scale 1.0]
 """
@@ -17,8 +17,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-MODELS = {"lenet": ("lenet", 64, (1, 28, 28)), "resnet20": ("resnet20", 128, (1, 28, 28)),
-          "resnet50": ("resnet50", 32, (3, 224, 224))}
+MODELS = {
+    "lenet": ("lenet", 64, (1, 28, 28)),
+    "resnet20": ("resnet20", 128, (1, 28, 28)),
+    "resnet50": ("resnet50", 32, (3, 224, 224)),
+}
 
 CHOICE = re.compile(r"Conv(?:Gradient)? \(DNNL\) (conv_dnnl\.\S+ .*): (\S+)$")
 TIMED = re.compile(r"timed (conv_dnnl\..*?)( weights| data)?: (.*); fastest (\S+)$")
@@ -30,6 +33,7 @@ def worker(model, batch, exhaustive, cache):
     import numpy as np
     import bench_cnn_vs_pytorch as bench
     from caffe2.python import workspace
+
     flags = ["tune", "--caffe2_log_level=0"]
     if exhaustive:
         flags += ["--caffe2_exhaustive_search", "--caffe2_autotune_cache=" + cache]
@@ -49,8 +53,16 @@ def worker(model, batch, exhaustive, cache):
 
 
 def run(model, batch, exhaustive, cache):
-    cmd = [sys.executable, os.path.abspath(__file__), "--worker", model, "--batch", str(batch),
-           "--cache", cache] + (["--exhaustive"] if exhaustive else [])
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--worker",
+        model,
+        "--batch",
+        str(batch),
+        "--cache",
+        cache,
+    ] + (["--exhaustive"] if exhaustive else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         raise SystemExit("worker failed:\n" + out.stdout + out.stderr)
@@ -62,8 +74,10 @@ def run(model, batch, exhaustive, cache):
             choices[m.group(1)] = m.group(2)
         m = TIMED.search(line)
         if m and not m.group(2):
-            timings[m.group(1)] = {name: float(ms) for name, ms in
-                                   (part.rsplit(" ", 2)[:2] for part in m.group(3).split(", "))}
+            timings[m.group(1)] = {
+                name: float(ms)
+                for name, ms in (part.rsplit(" ", 2)[:2] for part in m.group(3).split(", "))
+            }
     return choices, timings
 
 
@@ -95,10 +109,15 @@ def main():
                 total_rule += times[rule[key]]
                 total_best += min(times.values())
             mark = "" if rule[key] == fastest else "  <- differs"
-            print("%-9s %-72s %-18s %-18s %s%s" % (model, key[len("conv_dnnl."):], rule[key], fastest, shown, mark))
+            print(
+                "%-9s %-72s %-18s %-18s %s%s"
+                % (model, key[len("conv_dnnl.") :], rule[key], fastest, shown, mark)
+            )
     if total_best:
-        print("\nwhere the rule's choice was among the timed options: rule %.1f ms, fastest %.1f ms (%.1f%% more)"
-              % (total_rule, total_best, 100.0 * (total_rule / total_best - 1)))
+        print(
+            "\nwhere the rule's choice was among the timed options: rule %.1f ms, fastest %.1f ms "
+            "(%.1f%% more)" % (total_rule, total_best, 100.0 * (total_rule / total_best - 1))
+        )
 
 
 if __name__ == "__main__":

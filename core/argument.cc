@@ -39,11 +39,11 @@ std::string HeldFields(const Argument& a) {
 // no field, and is fine.
 void CheckRepeated(const Argument& a, int expected_size, const char* expected) {
   if (expected_size > 0) return;
-  const bool other = a.has_f() || a.has_i() || a.has_s() || a.has_n() || a.floats_size() || a.ints_size() ||
-                     a.strings_size() || a.nets_size();
+  const bool other = a.has_f() || a.has_i() || a.has_s() || a.has_n() || a.floats_size() ||
+                     a.ints_size() || a.strings_size() || a.nets_size();
   if (other) {
-    C2_THROW("Argument '", a.name(), "' does not have the right field: expected the list field ", expected,
-             ", got ", HeldFields(a));
+    C2_THROW("Argument '", a.name(), "' does not have the right field: expected the list field ",
+             expected, ", got ", HeldFields(a));
   }
 }
 
@@ -53,7 +53,8 @@ T CheckedInt(const std::string& name, int64_t v) {
     return v != 0;
   } else {
     C2_ENFORCE(v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                   (v < 0 || static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max())),
+                   (v < 0 || static_cast<uint64_t>(v) <=
+                                 static_cast<uint64_t>(std::numeric_limits<T>::max())),
                "Argument '", name, "' value ", v, " does not fit the expected integer type");
     return static_cast<T>(v);
   }
@@ -68,8 +69,8 @@ void ArgumentHelper::Index(const google::protobuf::RepeatedPtrField<Argument>& a
   for (const Argument& arg : args) {
     auto it = args_.find(arg.name());
     if (it != args_.end()) {
-      C2_ENFORCE(it->second->SerializeAsString() == arg.SerializeAsString(),
-                 "Argument '", arg.name(), "' is given twice with different values");
+      C2_ENFORCE(it->second->SerializeAsString() == arg.SerializeAsString(), "Argument '",
+                 arg.name(), "' is given twice with different values");
       continue;
     }
     args_[arg.name()] = &arg;
@@ -81,56 +82,56 @@ const Argument* ArgumentHelper::Find(const std::string& name) const {
   return it == args_.end() ? nullptr : it->second;
 }
 
-#define C2_FLOAT_ARG(T)                                                                   \
-  template <>                                                                             \
-  T ArgumentHelper::GetSingleArgument<T>(const std::string& name, const T& dflt) const { \
-    const Argument* a = Find(name);                                                       \
-    if (!a) return dflt;                                                                  \
-    if (!a->has_f()) WrongField(name, kExpectF);                                          \
-    return static_cast<T>(a->f());                                                        \
-  }                                                                                       \
-  template <>                                                                             \
-  bool ArgumentHelper::HasSingleArgumentOfType<T>(const std::string& name) const {       \
-    const Argument* a = Find(name);                                                       \
-    return a && a->has_f();                                                               \
-  }                                                                                       \
-  template <>                                                                             \
-  std::vector<T> ArgumentHelper::GetRepeatedArgument<T>(const std::string& name,         \
+#define C2_FLOAT_ARG(T)                                                                     \
+  template <>                                                                               \
+  T ArgumentHelper::GetSingleArgument<T>(const std::string& name, const T& dflt) const {    \
+    const Argument* a = Find(name);                                                         \
+    if (!a) return dflt;                                                                    \
+    if (!a->has_f()) WrongField(name, kExpectF);                                            \
+    return static_cast<T>(a->f());                                                          \
+  }                                                                                         \
+  template <>                                                                               \
+  bool ArgumentHelper::HasSingleArgumentOfType<T>(const std::string& name) const {          \
+    const Argument* a = Find(name);                                                         \
+    return a && a->has_f();                                                                 \
+  }                                                                                         \
+  template <>                                                                               \
+  std::vector<T> ArgumentHelper::GetRepeatedArgument<T>(const std::string& name,            \
                                                         const std::vector<T>& dflt) const { \
-    const Argument* a = Find(name);                                                       \
-    if (!a) return dflt;                                                                  \
-    if (a->floats_size() == 0 && a->ints_size() > 0) {                                    \
-      return std::vector<T>(a->ints().begin(), a->ints().end()); /* [1, 2] for floats */  \
-    }                                                                                     \
-    CheckRepeated(*a, a->floats_size(), "floats");                                        \
-    return std::vector<T>(a->floats().begin(), a->floats().end());                        \
+    const Argument* a = Find(name);                                                         \
+    if (!a) return dflt;                                                                    \
+    if (a->floats_size() == 0 && a->ints_size() > 0) {                                      \
+      return std::vector<T>(a->ints().begin(), a->ints().end()); /* [1, 2] for floats */    \
+    }                                                                                       \
+    CheckRepeated(*a, a->floats_size(), "floats");                                          \
+    return std::vector<T>(a->floats().begin(), a->floats().end());                          \
   }
 C2_FLOAT_ARG(float)
 C2_FLOAT_ARG(double)
 #undef C2_FLOAT_ARG
 
-#define C2_INT_ARG(T)                                                                     \
-  template <>                                                                             \
-  T ArgumentHelper::GetSingleArgument<T>(const std::string& name, const T& dflt) const { \
-    const Argument* a = Find(name);                                                       \
-    if (!a) return dflt;                                                                  \
-    if (!a->has_i()) WrongField(name, kExpectI);                                          \
-    return CheckedInt<T>(name, a->i());                                                   \
-  }                                                                                       \
-  template <>                                                                             \
-  bool ArgumentHelper::HasSingleArgumentOfType<T>(const std::string& name) const {       \
-    const Argument* a = Find(name);                                                       \
-    return a && a->has_i();                                                               \
-  }                                                                                       \
-  template <>                                                                             \
-  std::vector<T> ArgumentHelper::GetRepeatedArgument<T>(const std::string& name,         \
+#define C2_INT_ARG(T)                                                                       \
+  template <>                                                                               \
+  T ArgumentHelper::GetSingleArgument<T>(const std::string& name, const T& dflt) const {    \
+    const Argument* a = Find(name);                                                         \
+    if (!a) return dflt;                                                                    \
+    if (!a->has_i()) WrongField(name, kExpectI);                                            \
+    return CheckedInt<T>(name, a->i());                                                     \
+  }                                                                                         \
+  template <>                                                                               \
+  bool ArgumentHelper::HasSingleArgumentOfType<T>(const std::string& name) const {          \
+    const Argument* a = Find(name);                                                         \
+    return a && a->has_i();                                                                 \
+  }                                                                                         \
+  template <>                                                                               \
+  std::vector<T> ArgumentHelper::GetRepeatedArgument<T>(const std::string& name,            \
                                                         const std::vector<T>& dflt) const { \
-    const Argument* a = Find(name);                                                       \
-    if (!a) return dflt;                                                                  \
-    CheckRepeated(*a, a->ints_size(), "ints");                                            \
-    std::vector<T> out;                                                                   \
-    for (int64_t v : a->ints()) out.push_back(CheckedInt<T>(name, v));                    \
-    return out;                                                                           \
+    const Argument* a = Find(name);                                                         \
+    if (!a) return dflt;                                                                    \
+    CheckRepeated(*a, a->ints_size(), "ints");                                              \
+    std::vector<T> out;                                                                     \
+    for (int64_t v : a->ints()) out.push_back(CheckedInt<T>(name, v));                      \
+    return out;                                                                             \
   }
 C2_INT_ARG(bool)
 C2_INT_ARG(int8_t)
@@ -165,7 +166,8 @@ std::vector<std::string> ArgumentHelper::GetRepeatedArgument<std::string>(
 }
 
 template <>
-NetDef ArgumentHelper::GetSingleArgument<NetDef>(const std::string& name, const NetDef& dflt) const {
+NetDef ArgumentHelper::GetSingleArgument<NetDef>(const std::string& name,
+                                                 const NetDef& dflt) const {
   const Argument* a = Find(name);
   if (!a) return dflt;
   if (!a->has_n()) WrongField(name, kExpectN);

@@ -2,8 +2,8 @@
 //
 // Typing is strict: float and double read field `f`; bool and integer types read field `i` (the
 // value must fit the type); std::string reads `s`; NetDef reads `n`. Repeated arguments read
-// `floats`, `ints`, `strings`, `nets`. A present argument with the wrong field is an error naming the
-// argument and the field expected.
+// `floats`, `ints`, `strings`, `nets`. A present argument with the wrong field is an error naming
+// the argument and the field expected.
 #pragma once
 
 #include <map>

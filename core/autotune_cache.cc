@@ -15,12 +15,14 @@
 #include "core/flags.h"
 #include "core/logging.h"
 
-C2_DEFINE_bool(caffe2_exhaustive_search, false,
-               "Time the algorithm choices of every op that can (as its exhaustive_search argument does) "
-               "instead of following the fixed rules; see --caffe2_autotune_cache.");
-C2_DEFINE_string(caffe2_autotune_cache, "",
-                 "A file of timed algorithm choices: read on first use, and every new timed choice is "
-                 "appended, so other processes given the file make the same choices.");
+C2_DEFINE_bool(
+    caffe2_exhaustive_search, false,
+    "Time the algorithm choices of every op that can (as its exhaustive_search argument does) "
+    "instead of following the fixed rules; see --caffe2_autotune_cache.");
+C2_DEFINE_string(
+    caffe2_autotune_cache, "",
+    "A file of timed algorithm choices: read on first use, and every new timed choice is "
+    "appended, so other processes given the file make the same choices.");
 
 namespace caffe2 {
 namespace {
@@ -41,9 +43,9 @@ std::string ReadCpuSignature() {
   std::ifstream in("/proc/cpuinfo");
   std::string line, model = "unknown-cpu";
   std::set<std::string> isa;
-  static const std::set<std::string> kRelevant = {"avx",         "avx2",        "fma",      "f16c",
-                                                  "avx512f",     "avx512bw",    "avx512vl", "avx512dq",
-                                                  "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16"};
+  static const std::set<std::string> kRelevant = {
+      "avx",      "avx2",     "fma",         "f16c",        "avx512f",  "avx512bw",
+      "avx512vl", "avx512dq", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16"};
   bool have_model = false, have_flags = false;
   while (std::getline(in, line) && !(have_model && have_flags)) {
     const auto colon = line.find(':');
@@ -71,8 +73,8 @@ std::string ReadCpuSignature() {
   return sig;
 }
 
-// Reads this machine's records of `path` into state.choices (the first record of a key wins). A file
-// that does not exist yet holds no records.
+// Reads this machine's records of `path` into state.choices (the first record of a key wins). A
+// file that does not exist yet holds no records.
 void LoadLocked(CacheState& s, const std::string& path) {
   s.loaded_path = path;
   std::ifstream in(path);
@@ -106,7 +108,9 @@ void SyncPathLocked(CacheState& s) {
 
 }  // namespace
 
-bool ExhaustiveSearchEnabled(bool op_argument) { return op_argument || FLAGS_caffe2_exhaustive_search; }
+bool ExhaustiveSearchEnabled(bool op_argument) {
+  return op_argument || FLAGS_caffe2_exhaustive_search;
+}
 
 const std::string& AutotuneMachine() {
   static const std::string sig = ReadCpuSignature();
@@ -146,12 +150,13 @@ void AutotuneRecord(const std::string& key, const std::string& choice) {
   // One write() per record with O_APPEND: records of processes writing at once do not interleave.
   const std::string line = AutotuneMachine() + "\t" + key + "\t" + choice + "\n";
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  C2_ENFORCE(fd >= 0, "Cannot open the autotune cache --caffe2_autotune_cache=", path, ": ", std::strerror(errno));
+  C2_ENFORCE(fd >= 0, "Cannot open the autotune cache --caffe2_autotune_cache=", path, ": ",
+             std::strerror(errno));
   const ssize_t written = ::write(fd, line.data(), line.size());
   const int write_errno = errno;
   ::close(fd);
-  C2_ENFORCE(written == static_cast<ssize_t>(line.size()), "Cannot append to the autotune cache ", path, ": ",
-             written < 0 ? std::strerror(write_errno) : "short write");
+  C2_ENFORCE(written == static_cast<ssize_t>(line.size()), "Cannot append to the autotune cache ",
+             path, ": ", written < 0 ? std::strerror(write_errno) : "short write");
   C2_LOG(Info) << "autotune: " << key << " -> " << choice << " (recorded in " << path << ")";
 }
 

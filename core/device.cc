@@ -6,11 +6,16 @@ namespace caffe2 {
 
 std::string DeviceTypeName(int type) {
   switch (type) {
-    case kCPU: return "CPU";
-    case kCUDA: return "CUDA";
-    case kMKLDNN: return "MKLDNN";
-    case kOPENGL: return "OPENGL";
-    default: return MakeString("DEVICE_", type);
+    case kCPU:
+      return "CPU";
+    case kCUDA:
+      return "CUDA";
+    case kMKLDNN:
+      return "MKLDNN";
+    case kOPENGL:
+      return "OPENGL";
+    default:
+      return MakeString("DEVICE_", type);
   }
 }
 

@@ -37,17 +37,20 @@ std::string MakeString(const Args&... args) {
   return os.str();
 }
 
-[[noreturn]] void ThrowEnforce(const char* file, int line, const char* cond, const std::string& msg);
+[[noreturn]] void ThrowEnforce(const char* file, int line, const char* cond,
+                               const std::string& msg);
 
 }  // namespace caffe2
 
-// C2_ENFORCE(cond, parts...) throws EnforceNotMet with the parts streamed together when cond is false.
-#define C2_ENFORCE(cond, ...)                                                        \
-  do {                                                                               \
-    if (!(cond)) {                                                                   \
+// C2_ENFORCE(cond, parts...) throws EnforceNotMet with the parts streamed together when cond is
+// false.
+#define C2_ENFORCE(cond, ...)                                                               \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
       ::caffe2::ThrowEnforce(__FILE__, __LINE__, #cond, ::caffe2::MakeString(__VA_ARGS__)); \
-    }                                                                                \
+    }                                                                                       \
   } while (0)
 
 // C2_THROW(parts...) always throws.
-#define C2_THROW(...) ::caffe2::ThrowEnforce(__FILE__, __LINE__, nullptr, ::caffe2::MakeString(__VA_ARGS__))
+#define C2_THROW(...) \
+  ::caffe2::ThrowEnforce(__FILE__, __LINE__, nullptr, ::caffe2::MakeString(__VA_ARGS__))

@@ -69,8 +69,8 @@ bool RegisterFlag(const std::string& name, FlagInfo info) {
 void SetFlag(const std::string& name, const std::string& value) {
   auto it = Registry().find(name);
   C2_ENFORCE(it != Registry().end(), "Unknown flag --", name);
-  C2_ENFORCE(it->second.parse(value), "Flag --", name, " expects a value of type ",
-             it->second.type, ", got '", value, "'");
+  C2_ENFORCE(it->second.parse(value), "Flag --", name, " expects a value of type ", it->second.type,
+             ", got '", value, "'");
 }
 
 void ParseFlags(const std::vector<std::string>& args, std::vector<std::string>* rest) {

@@ -52,9 +52,9 @@ bool RegisterTypedFlag(const char* name, const char* type, T* var, const char* h
 
 }  // namespace caffe2
 
-#define C2_DEFINE_FLAG_(ctype, tname, name, default_value, help)                                 \
-  ctype FLAGS_##name = default_value;                                                           \
-  static const bool c2_flag_registered_##name =                                                 \
+#define C2_DEFINE_FLAG_(ctype, tname, name, default_value, help) \
+  ctype FLAGS_##name = default_value;                            \
+  static const bool c2_flag_registered_##name =                  \
       ::caffe2::detail::RegisterTypedFlag<ctype>(#name, tname, &FLAGS_##name, help)
 #define C2_DEFINE_int(name, v, help) C2_DEFINE_FLAG_(int, "int", name, v, help)
 #define C2_DEFINE_int64(name, v, help) C2_DEFINE_FLAG_(int64_t, "int64", name, v, help)

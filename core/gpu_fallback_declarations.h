@@ -1,9 +1,9 @@
 // GPU fallbacks declared beside the op's CPU registration: REGISTER_GPU_FALLBACK(Type) in the op's
 // .cc says that the op's CUDA registration runs its CPU kernel (GPUFallbackOp,
 // core/cuda/gpu_fallback_op.h: inputs copied to the host, the CPU kernel run, outputs copied back).
-// Meant for ops whose work is small or serial (schedules, shapes, metrics), where a kernel would not
-// pay for itself; a CUDA kernel in the op's <op>_op.cu replaces the declaration when a model's step
-// time shows it.
+// Meant for ops whose work is small or serial (schedules, shapes, metrics), where a kernel would
+// not pay for itself; a CUDA kernel in the op's <op>_op.cu replaces the declaration when a model's
+// step time shows it.
 //
 // The declaration lives in the CPU library, which knows nothing of CUDA; the CUDA backend
 // (libcaffe2_cuda) registers a GPUFallbackOp under every declared type when it loads, and under
@@ -29,6 +29,5 @@ void OnGpuFallbackDeclared(std::function<void(const std::string&)> register_fall
 
 }  // namespace caffe2
 
-#define REGISTER_GPU_FALLBACK(type)                                \
-  static const bool c2_gpu_fallback_##type [[maybe_unused]] =      \
-      ::caffe2::DeclareGpuFallback(#type)
+#define REGISTER_GPU_FALLBACK(type) \
+  static const bool c2_gpu_fallback_##type [[maybe_unused]] = ::caffe2::DeclareGpuFallback(#type)

@@ -98,7 +98,8 @@ class GradientRegistry {
 };
 
 // Runs the registered maker; throws when the op type has none.
-GradientOpsMeta GetGradientForOp(const OperatorDef& def, const std::vector<GradientWrapper>& g_output);
+GradientOpsMeta GetGradientForOp(const OperatorDef& def,
+                                 const std::vector<GradientWrapper>& g_output);
 
 // Builds an OperatorDef; `name` is always set, device option only when it has a device type,
 // engine only when non-empty.
@@ -111,10 +112,10 @@ OperatorDef CreateOperatorDef(const std::string& type, const std::string& name,
 
 }  // namespace caffe2
 
-#define REGISTER_GRADIENT(type, ...)                                                        \
-  static const bool c2_gradient_registered_##type [[maybe_unused]] =                       \
-      ::caffe2::GradientRegistry::Register(                                                 \
-          #type, [](const ::caffe2::OperatorDef& def,                                       \
-                    const std::vector<::caffe2::GradientWrapper>& g_output) {               \
+#define REGISTER_GRADIENT(type, ...)                                                             \
+  static const bool c2_gradient_registered_##type [[maybe_unused]] =                             \
+      ::caffe2::GradientRegistry::Register(                                                      \
+          #type, [](const ::caffe2::OperatorDef& def,                                            \
+                    const std::vector<::caffe2::GradientWrapper>& g_output) {                    \
             return std::unique_ptr<::caffe2::GradientMakerBase>(new __VA_ARGS__(def, g_output)); \
           })

@@ -6,7 +6,8 @@
 
 #include "core/flags.h"
 
-C2_DEFINE_int(caffe2_log_level, 2, "Minimum severity printed: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL.");
+C2_DEFINE_int(caffe2_log_level, 2,
+              "Minimum severity printed: 0 INFO, 1 WARNING, 2 ERROR, 3 FATAL.");
 C2_DEFINE_bool(caffe2_verbose_errors, false, "Append the C++ source location to error messages.");
 
 namespace caffe2 {

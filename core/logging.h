@@ -26,7 +26,7 @@ class LogMessage {
 
 }  // namespace caffe2
 
-#define C2_LOG(severity)                                      \
-  if (::caffe2::k##severity < ::caffe2::LogLevel()) {         \
-  } else                                                      \
+#define C2_LOG(severity)                              \
+  if (::caffe2::k##severity < ::caffe2::LogLevel()) { \
+  } else                                              \
     ::caffe2::LogMessage(__FILE__, __LINE__, ::caffe2::k##severity).stream()

@@ -33,8 +33,9 @@ std::unordered_map<std::string, Lifetime> ComputeLifetimes(const NetDef& net) {
       if (l.first < 0) {
         l.first = i;
         // An op that reads a blob it also writes (in place) still reads it first.
-        l.first_is_write = outputs.count(blob) > 0 &&
-                           std::find(op.input().begin(), op.input().end(), blob) == op.input().end();
+        l.first_is_write =
+            outputs.count(blob) > 0 &&
+            std::find(op.input().begin(), op.input().end(), blob) == op.input().end();
         l.device = DeviceKey(net, op);
       }
       l.last = i;
@@ -82,7 +83,8 @@ std::unordered_set<std::string> PinnedBlobs(const NetDef& net) {
   return pinned;
 }
 
-int64_t NumElements(const std::map<std::string, std::vector<int64_t>>& shapes, const std::string& b) {
+int64_t NumElements(const std::map<std::string, std::vector<int64_t>>& shapes,
+                    const std::string& b) {
   auto it = shapes.find(b);
   if (it == shapes.end()) return -1;
   int64_t n = 1;
@@ -96,7 +98,8 @@ NetDef Recycle(const NetDef& net, const std::function<bool(const std::string&)>&
                const std::string& prefix,
                const std::map<std::string, std::vector<int64_t>>& shapes) {
   const auto life = ComputeLifetimes(net);
-  std::unordered_set<std::string> external(net.external_input().begin(), net.external_input().end());
+  std::unordered_set<std::string> external(net.external_input().begin(),
+                                           net.external_input().end());
   external.insert(net.external_output().begin(), net.external_output().end());
   const auto pinned = PinnedBlobs(net);
 
@@ -132,7 +135,8 @@ NetDef Recycle(const NetDef& net, const std::function<bool(const std::string&)>&
         }
         const Slot& cur = slots[free_slots[best]];
         const bool fits = s.size >= size, cur_fits = cur.size >= size;
-        if ((fits && (!cur_fits || s.size < cur.size)) || (!fits && !cur_fits && s.size > cur.size)) {
+        if ((fits && (!cur_fits || s.size < cur.size)) ||
+            (!fits && !cur_fits && s.size > cur.size)) {
           best = k;
         }
       }
@@ -191,8 +195,8 @@ NetDef ComputeBlobRecyclingForDag(const NetDef& net, const std::vector<std::stri
                                   const std::map<std::string, std::vector<int64_t>>& blob_shapes) {
   std::unordered_set<std::string> in_ops;
   for (int idx : op_indices) {
-    C2_ENFORCE(idx >= 0 && idx < net.op_size(), "memonger: op index ", idx, " out of range for a net of ",
-               net.op_size(), " ops");
+    C2_ENFORCE(idx >= 0 && idx < net.op_size(), "memonger: op index ", idx,
+               " out of range for a net of ", net.op_size(), " ops");
     const OperatorDef& op = net.op(idx);
     in_ops.insert(op.input().begin(), op.input().end());
     in_ops.insert(op.output().begin(), op.output().end());

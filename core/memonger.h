@@ -5,9 +5,10 @@
 // dependencies (RAW, WAW, WAR) keep parallel execution correct.
 //
 // Blobs never renamed: external inputs and outputs, blobs read before any op writes them, blobs of
-// ops with sub-nets (If, While...), and the caller's exclusions. Shared names are `<prefix>__m<k>_shared`; a blob that ends up alone in its
-// slot keeps its name. With known shapes, a new blob takes the free slot that fits it best;
-// otherwise the most recently freed one. Only blobs first written on the same device share.
+// ops with sub-nets (If, While...), and the caller's exclusions. Shared names are
+// `<prefix>__m<k>_shared`; a blob that ends up alone in its slot keeps its name. With known shapes,
+// a new blob takes the free slot that fits it best; otherwise the most recently freed one. Only
+// blobs first written on the same device share.
 #pragma once
 
 #include <cstdint>

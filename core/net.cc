@@ -144,9 +144,9 @@ void NetBase::WriteTimeline(const std::string& path) {
 std::unique_ptr<NetBase> CreateNet(const NetDef& def, Workspace* ws) {
   const std::string type = def.has_type() ? def.type() : "simple";
   if (type.empty() || type == "simple") return CreateSimpleNet(def, ws);
-  static const std::set<std::string> kParallel = {"dag", "async_dag", "async_scheduling",
-                                                  "async_simple", "async_polling", "prof_dag",
-                                                  "singlethread_async"};
+  static const std::set<std::string> kParallel = {
+      "dag",           "async_dag", "async_scheduling",  "async_simple",
+      "async_polling", "prof_dag",  "singlethread_async"};
   if (kParallel.count(type)) return CreateDAGNet(def, ws);
   C2_THROW("Unknown net type '", type, "' for net ", def.name(),
            ": known types are simple, dag, async_dag, async_scheduling, async_simple, "

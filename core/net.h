@@ -1,10 +1,10 @@
 // Nets: a NetDef instantiated in a Workspace (spec §5.7).
 //
-// Creation checks the def: when external_input is non-empty every op input must be an external input
-// or an earlier op's output; every external_output must be produced or be an input. An op without a
-// device option inherits the NetDef's. Net types: unset or "simple" runs ops in order; "dag",
-// "async_dag", "async_scheduling", "async_simple" and "async_polling" run ops on a thread pool as
-// soon as their dependencies (read/write sets and control_input) are done.
+// Creation checks the def: when external_input is non-empty every op input must be an external
+// input or an earlier op's output; every external_output must be produced or be an input. An op
+// without a device option inherits the NetDef's. Net types: unset or "simple" runs ops in order;
+// "dag", "async_dag", "async_scheduling", "async_simple" and "async_polling" run ops on a thread
+// pool as soon as their dependencies (read/write sets and control_input) are done.
 //
 // Any net records per-op timings when benchmarked, and writes a Chrome trace (chrome://tracing,
 // Perfetto) of every run when the NetDef has the string argument "timeline" = output path (the file

@@ -1,8 +1,8 @@
 // The parallel nets ("dag" and the async_* names): ops form a graph with an edge i -> j when op j
-// reads a blob op i writes (RAW), writes a blob op i writes (WAW) or writes a blob op i reads (WAR),
-// or names a blob op i writes in its control_input. Ready ops run on the net's own worker threads
-// (NetDef.num_workers, default: one per core). The first error stops scheduling; Run rethrows it
-// once the running ops have finished.
+// reads a blob op i writes (RAW), writes a blob op i writes (WAW) or writes a blob op i reads
+// (WAR), or names a blob op i writes in its control_input. Ready ops run on the net's own worker
+// threads (NetDef.num_workers, default: one per core). The first error stops scheduling; Run
+// rethrows it once the running ops have finished.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -10,7 +10,6 @@
 #include <map>
 #include <mutex>
 #include <set>
-
 
 #include "core/net.h"
 #include "core/net_executors.h"
@@ -26,8 +25,8 @@ int NumWorkers(const NetDef& def) {
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   const int requested = def.has_num_workers() ? def.num_workers() : 0;
 #pragma GCC diagnostic pop
-  C2_ENFORCE(requested >= 0, "Net '", def.name(), "': num_workers must be >= 0 (0: one per core), got ",
-             requested);
+  C2_ENFORCE(requested >= 0, "Net '", def.name(),
+             "': num_workers must be >= 0 (0: one per core), got ", requested);
   const int wanted = requested > 0 ? requested : ThreadPool::DefaultSize();
   return std::max(1, std::min(wanted, def.op_size()));
 }

@@ -30,7 +30,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 bool RegisterOperatorAlias(const std::string& alias, const std::string& target) {
   AliasTable& table = Table();
   std::lock_guard<std::mutex> lock(table.mutex);
-  C2_ENFORCE(table.targets.emplace(alias, target).second, "operator alias ", alias, " declared twice");
+  C2_ENFORCE(table.targets.emplace(alias, target).second, "operator alias ", alias,
+             " declared twice");
   return true;
 }
 

@@ -3,9 +3,9 @@
 // AveragePool1D/2D/3D as separate ops with the same kernels; here each is one line).
 //
 // An alias stands for its target everywhere in core: the creators of every device and engine
-// ("Conv2D_ENGINE_CUDNN" finds "Conv_ENGINE_CUDNN"), the schema, the gradient maker, and the type of
-// the gradient op ("Conv2DGradient" is "ConvGradient"). Registry listings show each alias as if it
-// were registered in its own right, so what Python sees is unchanged.
+// ("Conv2D_ENGINE_CUDNN" finds "Conv_ENGINE_CUDNN"), the schema, the gradient maker, and the type
+// of the gradient op ("Conv2DGradient" is "ConvGradient"). Registry listings show each alias as if
+// it were registered in its own right, so what Python sees is unchanged.
 #pragma once
 
 #include <string>
@@ -25,6 +25,6 @@ std::vector<std::string> AliasKeys(const std::vector<std::string>& keys);
 
 }  // namespace caffe2
 
-#define REGISTER_OPERATOR_ALIAS(alias, target)                  \
-  static const bool c2_op_alias_##alias [[maybe_unused]] =      \
+#define REGISTER_OPERATOR_ALIAS(alias, target)             \
+  static const bool c2_op_alias_##alias [[maybe_unused]] = \
       ::caffe2::RegisterOperatorAlias(#alias, #target)

@@ -147,27 +147,31 @@ bool OpSchema::inplace_enforced(int in, int out) const { return inplace_enforced
 
 void OpSchema::Verify(const OperatorDef& def) const {
   const int ni = def.input_size(), no = def.output_size();
-  C2_ENFORCE(num_inputs_allowed(ni), "[", def.type(), "] ", ni, " inputs given, but the op takes ",
-             min_input_ == max_input_ ? MakeString(min_input_)
-                                      : MakeString(min_input_, " to ",
-                                                   max_input_ == kInf ? std::string("any")
-                                                                      : std::to_string(max_input_)));
-  C2_ENFORCE(num_outputs_allowed(no), "[", def.type(), "] ", no, " outputs given, but the op produces ",
-             min_output_ == max_output_
-                 ? MakeString(min_output_)
-                 : MakeString(min_output_, " to ",
-                              max_output_ == kInf ? std::string("any") : std::to_string(max_output_)));
+  C2_ENFORCE(
+      num_inputs_allowed(ni), "[", def.type(), "] ", ni, " inputs given, but the op takes ",
+      min_input_ == max_input_
+          ? MakeString(min_input_)
+          : MakeString(min_input_, " to ",
+                       max_input_ == kInf ? std::string("any") : std::to_string(max_input_)));
+  C2_ENFORCE(
+      num_outputs_allowed(no), "[", def.type(), "] ", no, " outputs given, but the op produces ",
+      min_output_ == max_output_
+          ? MakeString(min_output_)
+          : MakeString(min_output_, " to ",
+                       max_output_ == kInf ? std::string("any") : std::to_string(max_output_)));
   C2_ENFORCE(num_inputs_outputs_allowed_(ni, no), "[", def.type(), "] ", ni, " inputs and ", no,
              " outputs is not an allowed combination");
   if (calculate_output_) {
     int expected = calculate_output_(ni);
-    C2_ENFORCE(expected == no, "[", def.type(), "] ", ni, " inputs need ", expected, " outputs, got ", no);
+    C2_ENFORCE(expected == no, "[", def.type(), "] ", ni, " inputs need ", expected,
+               " outputs, got ", no);
   }
   for (int in = 0; in < ni; ++in) {
     for (int out = 0; out < no; ++out) {
       bool same = def.input(in) == def.output(out);
-      C2_ENFORCE(!same || inplace_allowed_(in, out), "[", def.type(), "] input ", in, " and output ", out,
-                 " are both '", def.input(in), "', but this op cannot run in place");
+      C2_ENFORCE(!same || inplace_allowed_(in, out), "[", def.type(), "] input ", in,
+                 " and output ", out, " are both '", def.input(in),
+                 "', but this op cannot run in place");
       C2_ENFORCE(same || !inplace_enforced_(in, out), "[", def.type(), "] input ", in, " ('",
                  def.input(in), "') and output ", out, " ('", def.output(out),
                  "') must be the same blob: this op runs in place");

@@ -38,8 +38,9 @@ class OpSchema {
       std::function<std::vector<TensorShape>(const OperatorDef&, const std::vector<TensorShape>&)>;
   using CostInferenceFunction =
       std::function<Cost(const OperatorDef&, const std::vector<TensorShape>&)>;
-  using DeviceInferenceFunction = std::function<std::pair<std::vector<DeviceOption>,
-                                                          std::vector<DeviceOption>>(const OperatorDef&)>;
+  using DeviceInferenceFunction =
+      std::function<std::pair<std::vector<DeviceOption>, std::vector<DeviceOption>>(
+          const OperatorDef&)>;
 
   OpSchema() = default;
   OpSchema(const std::string& name, const std::string& file, int line);
@@ -106,7 +107,9 @@ class OpSchema {
   bool num_outputs_allowed(int n) const;
   const std::vector<Argument>& args() const { return args_; }
   const std::vector<std::pair<std::string, std::string>>& input_desc() const { return input_desc_; }
-  const std::vector<std::pair<std::string, std::string>>& output_desc() const { return output_desc_; }
+  const std::vector<std::pair<std::string, std::string>>& output_desc() const {
+    return output_desc_;
+  }
   bool inplace_allowed(int in, int out) const;
   bool inplace_enforced(int in, int out) const;
 
@@ -140,6 +143,6 @@ class OpSchemaRegistry {
 
 }  // namespace caffe2
 
-#define OPERATOR_SCHEMA(name)                                                   \
-  static ::caffe2::OpSchema& c2_op_schema_##name [[maybe_unused]] =             \
+#define OPERATOR_SCHEMA(name)                                       \
+  static ::caffe2::OpSchema& c2_op_schema_##name [[maybe_unused]] = \
       ::caffe2::OpSchemaRegistry::NewSchema(#name, __FILE__, __LINE__)

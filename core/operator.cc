@@ -46,7 +46,8 @@ OperatorBase::OperatorBase(const OperatorDef& def, Workspace* ws)
       args_(def_) {
   for (const std::string& name : def_.input()) {
     const Blob* blob = ws->GetBlob(name);
-    C2_ENFORCE(blob != nullptr, "[", def_.type(), "] Encountered a non-existing input blob: ", name);
+    C2_ENFORCE(blob != nullptr, "[", def_.type(),
+               "] Encountered a non-existing input blob: ", name);
     inputs_.push_back(blob);
   }
   for (const std::string& name : def_.output()) outputs_.push_back(ws->CreateBlob(name));
@@ -72,8 +73,8 @@ const Tensor& OperatorBase::Input(int i) const {
   C2_ENFORCE(i >= 0 && i < InputSize(), "Input index ", i, " out of range: the op has ",
              InputSize(), " inputs");
   const Blob* blob = inputs_[i];
-  C2_ENFORCE(blob->IsType<Tensor>(), "Input ", i, " ('", def_.input(i), "') is not a tensor: it holds ",
-             blob->TypeName());
+  C2_ENFORCE(blob->IsType<Tensor>(), "Input ", i, " ('", def_.input(i),
+             "') is not a tensor: it holds ", blob->TypeName());
   return blob->Get<Tensor>();
 }
 
@@ -238,7 +239,8 @@ std::unique_ptr<OperatorBase> CreateOperator(const OperatorDef& def, Workspace* 
     auto per_op = s.per_op_pref.find(device_type);
     if (per_op != s.per_op_pref.end()) {
       auto it = per_op->second.find(type);
-      if (it != per_op->second.end()) engines.insert(engines.end(), it->second.begin(), it->second.end());
+      if (it != per_op->second.end())
+        engines.insert(engines.end(), it->second.begin(), it->second.end());
     }
     auto global = s.global_pref.find(device_type);
     if (global != s.global_pref.end()) {
@@ -264,7 +266,8 @@ std::unique_ptr<OperatorBase> CreateOperator(const OperatorDef& def, Workspace* 
   };
 
   for (const std::string& engine : engines) {
-    const OperatorCreator* creator = OperatorRegistry::Find(device_type, OpRegistryKey(type, engine));
+    const OperatorCreator* creator =
+        OperatorRegistry::Find(device_type, OpRegistryKey(type, engine));
     if (!creator) continue;
     try {
       return construct(*creator, engine);

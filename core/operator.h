@@ -1,13 +1,14 @@
 // Operators: the unit of computation of a net (spec §5.3, §5.4).
 //
-// OperatorBase binds an OperatorDef to a Workspace: it looks up every input blob (a missing one is an
-// error naming the op and the blob), creates every output blob, and gives typed access to arguments.
-// Operator<Context> adds a device context. Run() wraps the kernel so that every error message starts
-// with "[<op type>]" and names the op's inputs and outputs.
+// OperatorBase binds an OperatorDef to a Workspace: it looks up every input blob (a missing one is
+// an error naming the op and the blob), creates every output blob, and gives typed access to
+// arguments. Operator<Context> adds a device context. Run() wraps the kernel so that every error
+// message starts with "[<op type>]" and names the op's inputs and outputs.
 //
-// Operators are registered per device type under a key: the op type, or "<Type>_ENGINE_<ENGINE>" for
-// an engine variant. CreateOperator tries the engines of the def (a comma list), then the per-op and
-// global engine preferences, then the plain type: an engine that does not exist falls back silently.
+// Operators are registered per device type under a key: the op type, or "<Type>_ENGINE_<ENGINE>"
+// for an engine variant. CreateOperator tries the engines of the def (a comma list), then the
+// per-op and global engine preferences, then the plain type: an engine that does not exist falls
+// back silently.
 #pragma once
 
 #include <functional>
@@ -26,7 +27,8 @@ namespace caffe2 {
 
 class Workspace;
 
-// Thrown by an engine's constructor when it cannot handle a def; CreateOperator then tries the next.
+// Thrown by an engine's constructor when it cannot handle a def; CreateOperator then tries the
+// next.
 class UnsupportedOperatorFeature : public EnforceNotMet {
  public:
   using EnforceNotMet::EnforceNotMet;
@@ -140,7 +142,8 @@ void SetGlobalEnginePref(const GlobalEnginePrefType& pref);
 // The global preference in force: by default DNNL on the CPU and CUDNN on CUDA (an engine the build
 // lacks is skipped, so the default engine runs).
 GlobalEnginePrefType GlobalEnginePref();
-void SetOpEnginePref(const std::string& op_type, const std::map<int, std::vector<std::string>>& pref);
+void SetOpEnginePref(const std::string& op_type,
+                     const std::map<int, std::vector<std::string>>& pref);
 
 // Verifies the def against its schema, picks an implementation and constructs it.
 std::unique_ptr<OperatorBase> CreateOperator(const OperatorDef& def, Workspace* ws,
@@ -158,11 +161,11 @@ OperatorCreator MakeCreator() {
 }  // namespace caffe2
 
 // Registers Op for the CPU under `key` (the op type, or Type_ENGINE_X for an engine variant).
-#define REGISTER_CPU_OPERATOR(key, ...)                                          \
-  static const bool c2_cpu_op_registered_##key [[maybe_unused]] =               \
-      ::caffe2::OperatorRegistry::Register(::caffe2::kCPU, #key,                 \
+#define REGISTER_CPU_OPERATOR(key, ...)                           \
+  static const bool c2_cpu_op_registered_##key [[maybe_unused]] = \
+      ::caffe2::OperatorRegistry::Register(::caffe2::kCPU, #key,  \
                                            ::caffe2::detail::MakeCreator<__VA_ARGS__>())
-#define REGISTER_CUDA_OPERATOR(key, ...)                                         \
-  static const bool c2_cuda_op_registered_##key [[maybe_unused]] =              \
-      ::caffe2::OperatorRegistry::Register(::caffe2::kCUDA, #key,                \
+#define REGISTER_CUDA_OPERATOR(key, ...)                           \
+  static const bool c2_cuda_op_registered_##key [[maybe_unused]] = \
+      ::caffe2::OperatorRegistry::Register(::caffe2::kCUDA, #key,  \
                                            ::caffe2::detail::MakeCreator<__VA_ARGS__>())

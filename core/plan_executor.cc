@@ -163,8 +163,9 @@ bool ExecuteStepIn(PlanState* state, Workspace* ws, const ExecutionStep& step) {
                  sub.run_every_ms(), "; it must be positive");
       const ExecutionStep* s = &sub;
       reporters.push_back(std::make_unique<PeriodicRunner>(
-          std::chrono::milliseconds(sub.run_every_ms()),
-          [state, ws, s] { C2_ENFORCE(ExecuteStep(state, ws, *s), "Periodic step '", s->name(), "' failed"); }));
+          std::chrono::milliseconds(sub.run_every_ms()), [state, ws, s] {
+            C2_ENFORCE(ExecuteStep(state, ws, *s), "Periodic step '", s->name(), "' failed");
+          }));
     } else {
       substeps.push_back(&sub);
     }
@@ -209,8 +210,8 @@ bool RunPlanOnWorkspace(Workspace* ws, const PlanDef& plan,
   PlanState state;
   state.should_continue = std::move(should_continue);
   for (const NetDef& net : plan.network()) {
-    C2_ENFORCE(state.nets.count(net.name()) == 0, "Plan '", plan.name(),
-               "' defines net ", net.name(), " twice");
+    C2_ENFORCE(state.nets.count(net.name()) == 0, "Plan '", plan.name(), "' defines net ",
+               net.name(), " twice");
     state.nets[net.name()] = &net;
     if (ws->GetNet(net.name())) state.pending_overwrite.insert(net.name());
   }

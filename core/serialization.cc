@@ -179,9 +179,7 @@ bool RegisterBlobDeserializer(const std::string& type, BlobDeserializerFn fn) {
   return true;
 }
 
-bool HasBlobSerializer(std::type_index type) {
-  return static_cast<bool>(FindSerializer(type));
-}
+bool HasBlobSerializer(std::type_index type) { return static_cast<bool>(FindSerializer(type)); }
 
 bool HasBlobDeserializer(const std::string& type) {
   std::string known;
@@ -277,7 +275,8 @@ void DecodeFloat16(const TensorProto& proto, int64_t n, void* dst) {
     }
   } else {
     CheckCount(proto.int32_data(), "int32_data", n);
-    for (int64_t i = 0; i < n; ++i) out[i].x = static_cast<uint16_t>(proto.int32_data(static_cast<int>(i)));
+    for (int64_t i = 0; i < n; ++i)
+      out[i].x = static_cast<uint16_t>(proto.int32_data(static_cast<int>(i)));
   }
 }
 

@@ -10,7 +10,8 @@ namespace caffe2 {
 namespace {
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 TensorShapes Infer(std::map<std::string, TensorShape> shapes, const std::vector<NetDef>& nets) {
@@ -43,8 +44,8 @@ TensorShapes Infer(std::map<std::string, TensorShape> shapes, const std::vector<
       } catch (const EnforceNotMet& e) {
         const std::string msg = e.what();
         const std::string prefix = "[" + op.type() + "]";
-        C2_THROW(msg.rfind(prefix, 0) == 0 ? "" : prefix + " ", msg, " (shape inference of net '", net.name(),
-                 "')");
+        C2_THROW(msg.rfind(prefix, 0) == 0 ? "" : prefix + " ", msg, " (shape inference of net '",
+                 net.name(), "')");
       }
       // An unknown output is kept (with its type, as upstream reports it) and replaces what an
       // in-place op's input had; later ops treat it as not known.

@@ -27,22 +27,24 @@ int64_t Tensor::dim(int i) const {
 }
 
 int64_t Tensor::size_to_dim(int k) const {
-  C2_ENFORCE(k >= 0 && k <= ndim(), "size_to_dim(", k, ") out of range for a ", ndim(), "-d tensor");
+  C2_ENFORCE(k >= 0 && k <= ndim(), "size_to_dim(", k, ") out of range for a ", ndim(),
+             "-d tensor");
   int64_t r = 1;
   for (int i = 0; i < k; ++i) r *= dims_[i];
   return r;
 }
 
 int64_t Tensor::size_from_dim(int k) const {
-  C2_ENFORCE(k >= 0 && k <= ndim(), "size_from_dim(", k, ") out of range for a ", ndim(), "-d tensor");
+  C2_ENFORCE(k >= 0 && k <= ndim(), "size_from_dim(", k, ") out of range for a ", ndim(),
+             "-d tensor");
   int64_t r = 1;
   for (int i = k; i < ndim(); ++i) r *= dims_[i];
   return r;
 }
 
 int64_t CheckedNumel(const std::vector<int64_t>& dims) {
-  // The product of the nonzero dims must fit, so that every partial product (size_to_dim, ...) does,
-  // even in an empty tensor.
+  // The product of the nonzero dims must fit, so that every partial product (size_to_dim, ...)
+  // does, even in an empty tensor.
   int64_t nonzero = 1;
   bool overflow = false, empty = false;
   for (int64_t d : dims) {
@@ -53,15 +55,17 @@ int64_t CheckedNumel(const std::vector<int64_t>& dims) {
       overflow = overflow || __builtin_mul_overflow(nonzero, d, &nonzero);
     }
   }
-  C2_ENFORCE(!overflow, "The tensor dims ", Tensor::DimsString(dims), " hold more than 2^63 - 1 elements");
+  C2_ENFORCE(!overflow, "The tensor dims ", Tensor::DimsString(dims),
+             " hold more than 2^63 - 1 elements");
   return empty ? 0 : nonzero;
 }
 
 size_t CheckedBytes(const std::vector<int64_t>& dims, int64_t numel, const TypeMeta& meta) {
   int64_t bytes = 0;
   const bool overflow = __builtin_mul_overflow(numel, static_cast<int64_t>(meta.itemsize), &bytes);
-  C2_ENFORCE(!overflow && bytes <= PTRDIFF_MAX, "A ", meta.name, " tensor of dims ", Tensor::DimsString(dims),
-             " (", numel, " elements of ", meta.itemsize, " bytes) is larger than one allocation can address");
+  C2_ENFORCE(!overflow && bytes <= PTRDIFF_MAX, "A ", meta.name, " tensor of dims ",
+             Tensor::DimsString(dims), " (", numel, " elements of ", meta.itemsize,
+             " bytes) is larger than one allocation can address");
   return static_cast<size_t>(bytes);
 }
 
@@ -93,8 +97,8 @@ void Tensor::Reshape(std::vector<int64_t> dims) {
     }
   }
   if (infer >= 0) {
-    C2_ENFORCE(known > 0 && size_ % known == 0, "Reshape ", DimsString(dims),
-               " cannot hold ", size_, " elements");
+    C2_ENFORCE(known > 0 && size_ % known == 0, "Reshape ", DimsString(dims), " cannot hold ",
+               size_, " elements");
     dims[infer] = size_ / known;
     known *= dims[infer];
   }
@@ -133,8 +137,8 @@ void Tensor::CopyFrom(const Tensor& other) {
   void* dst = raw_mutable_data(other.meta_);
   if (numel() == 0) return;
   if (meta_.copy != nullptr) {
-    C2_ENFORCE(device_.type == kCPU && other.device_.type == kCPU,
-               "Tensors of ", meta_.name, " can only be copied on the CPU");
+    C2_ENFORCE(device_.type == kCPU && other.device_.type == kCPU, "Tensors of ", meta_.name,
+               " can only be copied on the CPU");
     meta_.copy(other.raw_data(), dst, static_cast<size_t>(numel()));
   } else {
     CopyBytes(nbytes(), other.raw_data(), other.device_, dst, device_);

@@ -23,8 +23,8 @@ namespace caffe2 {
 
 // The element count of `dims`; a negative dim or a product past INT64_MAX is an error naming them.
 int64_t CheckedNumel(const std::vector<int64_t>& dims);
-// numel * itemsize; more than PTRDIFF_MAX bytes (what one allocation can address) is an error naming
-// the dims and the element type.
+// numel * itemsize; more than PTRDIFF_MAX bytes (what one allocation can address) is an error
+// naming the dims and the element type.
 size_t CheckedBytes(const std::vector<int64_t>& dims, int64_t numel, const TypeMeta& meta);
 
 class Tensor {

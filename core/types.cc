@@ -91,7 +91,7 @@ TypeMeta MakeMeta(DataType id, const char* name) {
 
 }  // namespace
 
-#define C2_DEFINE_TYPE_META(ID, T, NAME, NUMPY)                  \
+#define C2_DEFINE_TYPE_META(ID, T, NAME, NUMPY)                   \
   template <>                                                     \
   const TypeMeta& TypeMeta::Make<T>() {                           \
     static const TypeMeta meta = MakeMeta<T>(DataType::ID, NAME); \
@@ -101,7 +101,8 @@ C2_FOR_EACH_DATA_TYPE(C2_DEFINE_TYPE_META)
 #undef C2_DEFINE_TYPE_META
 
 void ThrowUnsupportedDataType(DataType type) {
-  C2_THROW("Unknown or unsupported data type ", static_cast<int>(type), " (", DataTypeName(type), ")");
+  C2_THROW("Unknown or unsupported data type ", static_cast<int>(type), " (", DataTypeName(type),
+           ")");
 }
 
 const TypeMeta& TypeMeta::FromDataType(DataType type) {

@@ -40,17 +40,17 @@ float16 FloatToHalf(float f);
 
 // X(ID, C++ type, TypeMeta name (upstream's spelling), numpy dtype name). BYTE is not in the table:
 // it is UINT8 in memory and only says how a TensorProto stores the bytes.
-#define C2_FOR_EACH_DATA_TYPE(X)                           \
-  X(FLOAT, float, "float", "float32")                      \
-  X(DOUBLE, double, "double", "float64")                   \
-  X(INT32, int32_t, "int", "int32")                        \
-  X(INT64, int64_t, "long", "int64")                       \
-  X(INT16, int16_t, "short", "int16")                      \
-  X(UINT16, uint16_t, "unsigned short", "uint16")          \
-  X(INT8, int8_t, "signed char", "int8")                   \
-  X(UINT8, uint8_t, "unsigned char", "uint8")              \
-  X(BOOL, bool, "bool", "bool")                            \
-  X(FLOAT16, float16, "caffe2::float16", "float16")        \
+#define C2_FOR_EACH_DATA_TYPE(X)                    \
+  X(FLOAT, float, "float", "float32")               \
+  X(DOUBLE, double, "double", "float64")            \
+  X(INT32, int32_t, "int", "int32")                 \
+  X(INT64, int64_t, "long", "int64")                \
+  X(INT16, int16_t, "short", "int16")               \
+  X(UINT16, uint16_t, "unsigned short", "uint16")   \
+  X(INT8, int8_t, "signed char", "int8")            \
+  X(UINT8, uint8_t, "unsigned char", "uint8")       \
+  X(BOOL, bool, "bool", "bool")                     \
+  X(FLOAT16, float16, "caffe2::float16", "float16") \
   X(STRING, std::string, "std::string", "object")
 
 template <class T>
@@ -92,7 +92,9 @@ struct TypeMeta {
   static const TypeMeta& Make();
   // The meta of a DataType; BYTE maps to uint8. Throws for UNDEFINED or unknown values.
   static const TypeMeta& FromDataType(DataType type);
-  static const TypeMeta& FromDataType(int type) { return FromDataType(static_cast<DataType>(type)); }
+  static const TypeMeta& FromDataType(int type) {
+    return FromDataType(static_cast<DataType>(type));
+  }
 
   bool initialized() const { return itemsize != 0; }
   bool operator==(const TypeMeta& o) const { return id == o.id && itemsize == o.itemsize; }
@@ -100,7 +102,7 @@ struct TypeMeta {
 };
 
 #define C2_DECLARE_TYPE_META(ID, T, NAME, NUMPY) \
-  template <>                                   \
+  template <>                                    \
   const TypeMeta& TypeMeta::Make<T>();
 C2_FOR_EACH_DATA_TYPE(C2_DECLARE_TYPE_META)
 #undef C2_DECLARE_TYPE_META

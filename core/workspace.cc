@@ -67,7 +67,8 @@ bool Workspace::RenameBlob(const std::string& old_name, const std::string& new_n
   return true;
 }
 
-void Workspace::AddBlobMapping(Workspace* parent, const std::map<std::string, std::string>& forwarded) {
+void Workspace::AddBlobMapping(Workspace* parent,
+                               const std::map<std::string, std::string>& forwarded) {
   C2_ENFORCE(parent != nullptr, "AddBlobMapping needs a parent workspace");
   std::lock_guard<std::mutex> lock(blob_mutex_);
   for (const auto& kv : forwarded) {
@@ -102,7 +103,8 @@ namespace {
 
 // Every blob an op or net names (inputs, outputs, external inputs and outputs).
 std::shared_ptr<const std::set<std::string>> BlobsOf(const NetDef& def) {
-  auto blobs = std::make_shared<std::set<std::string>>(def.external_input().begin(), def.external_input().end());
+  auto blobs = std::make_shared<std::set<std::string>>(def.external_input().begin(),
+                                                       def.external_input().end());
   blobs->insert(def.external_output().begin(), def.external_output().end());
   for (const OperatorDef& op : def.op()) {
     blobs->insert(op.input().begin(), op.input().end());
@@ -151,15 +153,17 @@ void Workspace::CheckBlobFree(const std::string& name, const std::string& what) 
   std::lock_guard<std::mutex> lock(run_mutex_);
   for (const auto& kv : runs_) {
     const ActiveRun& run = kv.second;
-    C2_ENFORCE(run.blobs && !run.blobs->count(name), "Cannot ", what, " blob '", name, "' while ", run.what,
-               ", which uses it, runs in this workspace (from another thread); wait for it to finish");
+    C2_ENFORCE(
+        run.blobs && !run.blobs->count(name), "Cannot ", what, " blob '", name, "' while ",
+        run.what,
+        ", which uses it, runs in this workspace (from another thread); wait for it to finish");
   }
 }
 
 void Workspace::CheckReplaceableLocked(const std::string& name, bool overwrite) const {
   if (net_map_.count(name) == 0) return;
-  C2_ENFORCE(overwrite, "I respectfully refuse to overwrite an existing net of the same name \"", name,
-             "\", unless you explicitly specify overwrite=true.");
+  C2_ENFORCE(overwrite, "I respectfully refuse to overwrite an existing net of the same name \"",
+             name, "\", unless you explicitly specify overwrite=true.");
   std::lock_guard<std::mutex> runs(run_mutex_);
   for (const auto& kv : runs_) {
     C2_ENFORCE(kv.second.net != name, "Cannot overwrite net '", name,
@@ -210,7 +214,8 @@ void Workspace::WithNetRun(const std::string& name, const std::function<void(Net
     C2_ENFORCE(it != net_map_.end(), "Can't find net ", name);
     net = it->second.get();
     std::lock_guard<std::mutex> runs(run_mutex_);
-    scope = std::make_unique<RunScope>(this, BeginRunLocked({"net '" + name + "'", name, net_blobs_[name]}));
+    scope = std::make_unique<RunScope>(
+        this, BeginRunLocked({"net '" + name + "'", name, net_blobs_[name]}));
   }
   fn(net);
 }

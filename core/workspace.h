@@ -1,9 +1,9 @@
 // Workspace: the named blobs and nets of one run (spec §5.2).
 //
-// Blob and net names are kept sorted. A workspace may have a parent (`shared`): lookups fall through
-// to it, and CreateBlob returns the parent's blob when the parent has one (so writes go there).
-// Blobs can also be forwarded from another workspace under a local name. The root folder prefixes
-// relative DB paths of Save/Load/DBExists.
+// Blob and net names are kept sorted. A workspace may have a parent (`shared`): lookups fall
+// through to it, and CreateBlob returns the parent's blob when the parent has one (so writes go
+// there). Blobs can also be forwarded from another workspace under a local name. The root folder
+// prefixes relative DB paths of Save/Load/DBExists.
 //
 // Threads: a workspace may be used from several threads at once. While something runs in it (a net
 // through RunNet/WithNetRun, RunNetOnce, RunOperatorOnce, RunPlan), what that run reads stays put:
@@ -61,7 +61,8 @@ class Workspace {
   // Local blobs, then forwarded ones, then the parent's.
   std::vector<std::string> Blobs() const;
 
-  // Creates (and keeps) a net; refuses to replace an existing one unless overwrite, and a running one.
+  // Creates (and keeps) a net; refuses to replace an existing one unless overwrite, and a running
+  // one.
   NetBase* CreateNet(const NetDef& def, bool overwrite = false);
   NetBase* GetNet(const std::string& name);
   // Refuses a running net.
@@ -80,8 +81,8 @@ class Workspace {
   void RunOperatorOnce(const OperatorDef& def);
   bool RunNetOnce(const NetDef& def);
   // Runs a plan (spec §5.8); should_continue is polled between iterations.
-  bool RunPlan(const PlanDef& plan,
-               std::function<bool(int)> should_continue = [](int) { return true; });
+  bool RunPlan(
+      const PlanDef& plan, std::function<bool(int)> should_continue = [](int) { return true; });
 
   // Position of the last op that failed with a net position, -1 when none (read by Python).
   std::atomic<int> last_failed_op_net_position{-1};
@@ -103,7 +104,8 @@ class Workspace {
   class RunScope;
   uint64_t BeginRunLocked(ActiveRun run);
   void EndRun(uint64_t id);
-  // Throws when net `name` exists and may not be replaced (no overwrite, or it runs); net_mutex_ held.
+  // Throws when net `name` exists and may not be replaced (no overwrite, or it runs); net_mutex_
+  // held.
   void CheckReplaceableLocked(const std::string& name, bool overwrite) const;
 
   std::map<std::string, std::unique_ptr<NetBase>> net_map_;

@@ -8,7 +8,8 @@ namespace caffe2 {
 CollectiveOp::CollectiveOp(const OperatorBase& op, Workspace* ws)
     : op_(op),
       ws_(ws),
-      status_blob_(ArgumentHelper(op.debug_def()).GetSingleArgument<std::string>("status_blob", "")) {
+      status_blob_(
+          ArgumentHelper(op.debug_def()).GetSingleArgument<std::string>("status_blob", "")) {
   if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
 }
 
@@ -26,7 +27,8 @@ bool CollectiveOp::RunReportingWireFailures() {
 
 std::string CollectiveOp::What() const {
   const OperatorDef& def = op_.debug_def();
-  const std::string& label = !def.name().empty() ? def.name() : (def.output_size() ? def.output(0) : "");
+  const std::string& label =
+      !def.name().empty() ? def.name() : (def.output_size() ? def.output(0) : "");
   return op_.type() + " '" + label + "'";
 }
 

@@ -1,6 +1,7 @@
-// Schemas of the communication ops (ops spec §3.5; upstream operators/communicator_op.cc), and their
-// default-engine registrations: these ops exist only under an engine (GLOO; NCCL for CUDA buffers
-// when built with NCCL, see distributed/nccl/), so the plain op type runs an op that says so.
+// Schemas of the communication ops (ops spec §3.5; upstream operators/communicator_op.cc), and
+// their default-engine registrations: these ops exist only under an engine (GLOO; NCCL for CUDA
+// buffers when built with NCCL, see distributed/nccl/), so the plain op type runs an op that says
+// so.
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "distributed/gloo/gloo_availability.h"
@@ -11,10 +12,12 @@ namespace {
 class NoDefaultEngineOp final : public OperatorBase {
  public:
   NoDefaultEngineOp(const OperatorDef& def, Workspace* ws) : OperatorBase(def, ws) {
-    C2_THROW("has no default implementation: give it engine='GLOO' (or, on CUDA with an NCCL "
-             "build, engine='NCCL')",
-             GlooAvailable() ? "" : " (and note that this build has no Gloo: C2_USE_GLOO=OFF or "
-                                    "libgloo-dev missing at configure time)");
+    C2_THROW(
+        "has no default implementation: give it engine='GLOO' (or, on CUDA with an NCCL "
+        "build, engine='NCCL')",
+        GlooAvailable() ? ""
+                        : " (and note that this build has no Gloo: C2_USE_GLOO=OFF or "
+                          "libgloo-dev missing at configure time)");
   }
 
  protected:
@@ -25,9 +28,9 @@ bool InPlaceAfterWorld(int in, int out) { return in == out + 1; }
 
 }  // namespace
 
-#define C2_COMMUNICATOR_OP(Type)                         \
-  REGISTER_CPU_OPERATOR(Type, NoDefaultEngineOp);        \
-  REGISTER_CUDA_OPERATOR(Type, NoDefaultEngineOp);       \
+#define C2_COMMUNICATOR_OP(Type)                   \
+  REGISTER_CPU_OPERATOR(Type, NoDefaultEngineOp);  \
+  REGISTER_CUDA_OPERATOR(Type, NoDefaultEngineOp); \
   REGISTER_GRADIENT(Type, ShouldNotDoGradient)
 
 C2_COMMUNICATOR_OP(CreateCommonWorld);
@@ -58,7 +61,8 @@ shard must create its common worlds with the same names in the same order.
     .Arg("mpi_rendezvous", "(bool, default false) rank and size from MPI instead of a store")
     .Arg("timeout_ms", "(int, default -1 = 30 s) rendezvous and collective timeout")
     .Arg("status_blob", "(string) blob set to int32 [1] when the rendezvous fails")
-    .Arg("gpus", "(repeated int) engine NCCL: this process's GPUs, one NCCL rank each "
+    .Arg("gpus",
+         "(repeated int) engine NCCL: this process's GPUs, one NCCL rank each "
          "(default: the op's GPU)")
     .Input(0, "kv_handler", "store handler (absent with mpi_rendezvous)")
     .Output(0, "comm_world", "the common world");
@@ -66,7 +70,8 @@ shard must create its common worlds with the same names in the same order.
 OPERATOR_SCHEMA(CloneCommonWorld)
     .NumInputs(1)
     .NumOutputs(1)
-    .SetDoc("A new common world with the same ranks, its addresses exchanged over the existing one.")
+    .SetDoc(
+        "A new common world with the same ranks, its addresses exchanged over the existing one.")
     .Arg("sync", "(bool, default false) synchronous pairs")
     .Arg("status_blob", "(string) blob set to int32 [1] on failure")
     .Input(0, "existing_comm_world", "the world to clone")
@@ -129,8 +134,9 @@ OPERATOR_SCHEMA(ReduceScatter)
     .NumOutputs(2, INT_MAX)
     .NumInputsOutputs([](int in, int out) { return in == out + 1; })
     .EnforceInplace(InPlaceAfterWorld)
-    .SetDoc("Sums the buffers over all ranks and leaves rank r its recv_counts[r] elements of the "
-            "result at the start of each buffer.")
+    .SetDoc(
+        "Sums the buffers over all ranks and leaves rank r its recv_counts[r] elements of the "
+        "result at the start of each buffer.")
     .Arg("status_blob", "(string) blob set to int32 [1] on failure")
     .Input(0, "comm_world", "the common world")
     .Input(1, "X", "buffers (float or float16), reduced in place; the last input is recv_counts")

@@ -8,7 +8,8 @@ const StoreHandlerPtr& StoreHandlerInput(const OperatorBase& op, int i) {
   const Blob& blob = op.InputBlob(i);
   C2_ENFORCE(blob.IsType<StoreHandlerPtr>(), "input ", i, " ('", op.debug_def().input(i),
              "') must be a store handler (from FileStoreHandlerCreate or RedisStoreHandlerCreate)"
-             " but holds ", blob.TypeName());
+             " but holds ",
+             blob.TypeName());
   const StoreHandlerPtr& handler = blob.Get<StoreHandlerPtr>();
   C2_ENFORCE(handler != nullptr, "input ", i, " ('", op.debug_def().input(i),
              "') holds no store handler");

@@ -36,29 +36,82 @@ def make_dbs(data_dir, limit=None):
     if not (os.path.isdir(train) and os.path.isdir(test)):
         os.makedirs(data_dir, exist_ok=True)
         print("Making the Fashion-MNIST Datum LMDBs in {}".format(data_dir), flush=True)
-        subprocess.check_call([sys.executable, "-m", "caffe2.python.tools.make_fashion_mnist_db",
-                               "--output_dir", data_dir, "--form", "datum", "--db", "lmdb",
-                               "--quiet"] + (["--limit", str(limit)] if limit else []))
+        subprocess.check_call(
+            [
+                sys.executable,
+                "-m",
+                "caffe2.python.tools.make_fashion_mnist_db",
+                "--output_dir",
+                data_dir,
+                "--form",
+                "datum",
+                "--db",
+                "lmdb",
+                "--quiet",
+            ]
+            + (["--limit", str(limit)] if limit else [])
+        )
     return train, test
 
 
 def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
     per_shard_batch = args.batch_size
     return [
-        "--train_data", train_db, "--test_data", test_db, "--db_type", "lmdb",
-        "--num_shards", str(args.num_shards), "--shard_id", str(shard_id), "--run_id", run_id,
-        "--file_store_path", store_dir, "--use_cpu", "1", "--num_gpus", "1",
-        "--model", "resnet", "--resnet_blocks", str(args.resnet_blocks),
-        "--num_channels", "1", "--image_size", "28", "--scale", "28", "--num_labels", "10",
-        "--batch_size", str(per_shard_batch), "--epoch_size", str(args.epoch_size),
-        "--num_epochs", str(args.epochs), "--base_learning_rate", str(args.lr),
-        "--lr_linear_scaling", "--lr_warmup_epochs", "0.2", "--weight_decay", "1e-4",
-        "--lr_step_epochs", str(max(1, args.epochs - 1)),
-        "--bucket_size_mb", "4",
-        "--num_test_iters", str(max(1, min(args.data_limit or TEST_IMAGES, TEST_IMAGES) //
-                                    per_shard_batch)),
-        "--save_model_name", "fashion_resnet", "--run_name", "fashion_resnet_shard{}".format(
-            shard_id), "--log_dir", store_dir,
+        "--train_data",
+        train_db,
+        "--test_data",
+        test_db,
+        "--db_type",
+        "lmdb",
+        "--num_shards",
+        str(args.num_shards),
+        "--shard_id",
+        str(shard_id),
+        "--run_id",
+        run_id,
+        "--file_store_path",
+        store_dir,
+        "--use_cpu",
+        "1",
+        "--num_gpus",
+        "1",
+        "--model",
+        "resnet",
+        "--resnet_blocks",
+        str(args.resnet_blocks),
+        "--num_channels",
+        "1",
+        "--image_size",
+        "28",
+        "--scale",
+        "28",
+        "--num_labels",
+        "10",
+        "--batch_size",
+        str(per_shard_batch),
+        "--epoch_size",
+        str(args.epoch_size),
+        "--num_epochs",
+        str(args.epochs),
+        "--base_learning_rate",
+        str(args.lr),
+        "--lr_linear_scaling",
+        "--lr_warmup_epochs",
+        "0.2",
+        "--weight_decay",
+        "1e-4",
+        "--lr_step_epochs",
+        str(max(1, args.epochs - 1)),
+        "--bucket_size_mb",
+        "4",
+        "--num_test_iters",
+        str(max(1, min(args.data_limit or TEST_IMAGES, TEST_IMAGES) // per_shard_batch)),
+        "--save_model_name",
+        "fashion_resnet",
+        "--run_name",
+        "fashion_resnet_shard{}".format(shard_id),
+        "--log_dir",
+        store_dir,
     ] + args.trainer_args
 
 
@@ -79,18 +132,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--num_shards", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--epoch_size", type=int, default=TRAIN_IMAGES,
-                        help="images per epoch over all shards")
+    parser.add_argument(
+        "--epoch_size", type=int, default=TRAIN_IMAGES, help="images per epoch over all shards"
+    )
     parser.add_argument("--batch_size", type=int, default=64, help="per shard")
     parser.add_argument("--resnet_blocks", type=int, default=1, help="1: ResNet-8, 3: ResNet-20")
     parser.add_argument("--lr", type=float, default=0.05, help="base LR per shard (scaled by N)")
     parser.add_argument("--data_dir", default=DEFAULT_DATA_DIR)
-    parser.add_argument("--data_limit", type=int, default=None,
-                        help="use only the first N images of each split (quick runs)")
-    parser.add_argument("--work_dir", default=None,
-                        help="rendezvous, checkpoints and logs (default: a fresh temp dir)")
-    parser.add_argument("--print_every", type=int, default=1,
-                        help="print every n-th iteration line of each shard (1: all)")
+    parser.add_argument(
+        "--data_limit",
+        type=int,
+        default=None,
+        help="use only the first N images of each split (quick runs)",
+    )
+    parser.add_argument(
+        "--work_dir",
+        default=None,
+        help="rendezvous, checkpoints and logs (default: a fresh temp dir)",
+    )
+    parser.add_argument(
+        "--print_every",
+        type=int,
+        default=1,
+        help="print every n-th iteration line of each shard (1: all)",
+    )
     parser.add_argument("trainer_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.trainer_args and args.trainer_args[0] == "--":
@@ -100,19 +165,24 @@ def main():
     work_dir = args.work_dir or tempfile.mkdtemp(prefix="c2_fashion_")
     os.makedirs(work_dir, exist_ok=True)
     run_id = uuid.uuid4().hex[:12]
-    print("{} shards, run id {}, rendezvous/checkpoints/logs in {}".format(
-        args.num_shards, run_id, work_dir), flush=True)
+    print(
+        "{} shards, run id {}, rendezvous/checkpoints/logs in {}".format(
+            args.num_shards, run_id, work_dir
+        ),
+        flush=True,
+    )
     env = dict(os.environ, OMP_NUM_THREADS="1")
     procs, outputs, pumps = [], [], []
     start = time.time()
     for shard in range(args.num_shards):
-        cmd = [sys.executable, TRAINER] + trainer_flags(args, train_db, test_db, work_dir, shard,
-                                                         run_id)
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env=env)
+        cmd = [sys.executable, TRAINER] + trainer_flags(
+            args, train_db, test_db, work_dir, shard, run_id
+        )
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
         lines = []
-        t = threading.Thread(target=pump, args=(proc, shard, lines, args.print_every),
-                             daemon=True)
+        t = threading.Thread(target=pump, args=(proc, shard, lines, args.print_every), daemon=True)
         t.start()
         procs.append(proc)
         outputs.append(lines)
@@ -127,12 +197,22 @@ def main():
         accuracies.append(float(found[-1].split(":")[1]) if found else None)
     print("\nFinished in {:.0f} s; exit codes {}".format(elapsed, codes))
     for shard, acc in enumerate(accuracies):
-        print("shard {}: test accuracy {}".format(shard, "n/a" if acc is None else
-                                                  "{:.2%}".format(acc)))
+        print(
+            "shard {}: test accuracy {}".format(
+                shard, "n/a" if acc is None else "{:.2%}".format(acc)
+            )
+        )
     checkpoints = sorted(f for f in os.listdir(work_dir) if f.endswith(".mdl"))
     print("checkpoints: {}".format(", ".join(checkpoints) or "none"))
-    print("CSV log: {}".format(", ".join(sorted(
-        os.path.join(work_dir, f) for f in os.listdir(work_dir) if f.endswith(".log")))))
+    print(
+        "CSV log: {}".format(
+            ", ".join(
+                sorted(
+                    os.path.join(work_dir, f) for f in os.listdir(work_dir) if f.endswith(".log")
+                )
+            )
+        )
+    )
     if any(codes):
         bad = [str(s) for s, c in enumerate(codes) if c]
         print("shard(s) {} failed".format(", ".join(bad)), file=sys.stderr)

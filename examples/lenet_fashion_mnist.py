@@ -1,11 +1,12 @@
-"""Trains LeNet on Fashion-MNIST with the model API: model_helper + brew for the net, optimizer.build_sgd
-for momentum SGD, experiment_util for the CSV log, predictor_exporter for the export; then reloads the
-export in a fresh process and checks that it reproduces the test predictions exactly.
+"""Trains LeNet on Fashion-MNIST with the model API: \
+model_helper + brew for the net, optimizer.build_sgd
+for momentum SGD, experiment_util for the CSV log, predictor_exporter for the export; then reloads
+the export in a fresh process and checks that it reproduces the test predictions exactly.
 
 Data: Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist/*.gz, gzip'd IDX), read with
-numpy. LeNet: conv5x5x20, maxpool 2, conv5x5x50, maxpool 2, fc500, relu, fc10; inputs x/255; batch 64;
-SGD lr 0.01, momentum 0.9 (classical momentum, as torch.optim.SGD); reshuffled each epoch. Conv and FC
-weights and biases start uniform in +-1/sqrt(fan_in) (PyTorch's default initialisation).
+numpy. LeNet: conv5x5x20, maxpool 2, conv5x5x50, maxpool 2, fc500, relu, fc10; inputs x/255; batch
+64; SGD lr 0.01, momentum 0.9 (classical momentum, as torch.optim.SGD); reshuffled each epoch. Conv
+and FC weights and biases start uniform in +-1/sqrt(fan_in) (PyTorch's default initialisation).
 
     python examples/lenet_fashion_mnist.py [--epochs 1] [--limit N] [--test-limit N] [--out DIR]
 
@@ -21,16 +22,19 @@ import time
 
 import numpy as np
 
-from caffe2.python import brew, core, experiment_util, model_helper, optimizer, workspace
+from caffe2.python import brew, experiment_util, model_helper, optimizer, workspace
 from caffe2.python import predictor_exporter as pe
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
-FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
-         "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
+FILES = {
+    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+}
 EVAL_BATCH = 1000
 
 
 # ---- data ----------------------------------------------------------------------------------
+
 
 def read_idx(path):
     """A gzip'd IDX file as a uint8 array (magic 0x0000 0x08 <ndim>, big-endian int32 dims)."""
@@ -42,7 +46,9 @@ def read_idx(path):
     dims = np.frombuffer(raw, dtype=">i4", count=ndim, offset=4)
     data = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim)
     if data.size != int(np.prod(dims)):
-        raise ValueError("%s holds %d bytes of data but its header says %s" % (path, data.size, list(dims)))
+        raise ValueError(
+            "%s holds %d bytes of data but its header says %s" % (path, data.size, list(dims))
+        )
     return data.reshape([int(d) for d in dims])
 
 
@@ -62,6 +68,7 @@ def load_split(split, data_dir=DATA_DIR, limit=None):
 
 # ---- model ---------------------------------------------------------------------------------
 
+
 def uniform_init(fan_in):
     bound = 1.0 / np.sqrt(fan_in)
     return ("UniformFill", {"min": -bound, "max": bound})
@@ -69,17 +76,47 @@ def uniform_init(fan_in):
 
 def add_lenet(model, data):
     """LeNet on 1 x 28 x 28 inputs; returns the logits blob."""
-    conv1 = brew.conv(model, data, "conv1", dim_in=1, dim_out=20, kernel=5,
-                      weight_init=uniform_init(25), bias_init=uniform_init(25))
+    conv1 = brew.conv(
+        model,
+        data,
+        "conv1",
+        dim_in=1,
+        dim_out=20,
+        kernel=5,
+        weight_init=uniform_init(25),
+        bias_init=uniform_init(25),
+    )
     pool1 = brew.max_pool(model, conv1, "pool1", kernel=2, stride=2)
-    conv2 = brew.conv(model, pool1, "conv2", dim_in=20, dim_out=50, kernel=5,
-                      weight_init=uniform_init(500), bias_init=uniform_init(500))
+    conv2 = brew.conv(
+        model,
+        pool1,
+        "conv2",
+        dim_in=20,
+        dim_out=50,
+        kernel=5,
+        weight_init=uniform_init(500),
+        bias_init=uniform_init(500),
+    )
     pool2 = brew.max_pool(model, conv2, "pool2", kernel=2, stride=2)
-    fc3 = brew.fc(model, pool2, "fc3", dim_in=50 * 4 * 4, dim_out=500,
-                  weight_init=uniform_init(800), bias_init=uniform_init(800))
+    fc3 = brew.fc(
+        model,
+        pool2,
+        "fc3",
+        dim_in=50 * 4 * 4,
+        dim_out=500,
+        weight_init=uniform_init(800),
+        bias_init=uniform_init(800),
+    )
     relu3 = brew.relu(model, fc3, "relu3")
-    return brew.fc(model, relu3, "pred", dim_in=500, dim_out=10,
-                   weight_init=uniform_init(500), bias_init=uniform_init(500))
+    return brew.fc(
+        model,
+        relu3,
+        "pred",
+        dim_in=500,
+        dim_out=10,
+        weight_init=uniform_init(500),
+        bias_init=uniform_init(500),
+    )
 
 
 def build_models(lr=0.01, momentum=0.9, seed=0):
@@ -108,11 +145,14 @@ def learning_rate_blob(train):
 
 # ---- training / evaluation -----------------------------------------------------------------
 
+
 def progress(epoch, epochs, done, total, loss, acc, start, width=30):
     filled = int(width * done / total)
     rate = done / max(time.time() - start, 1e-9)
-    sys.stdout.write("\repoch %d/%d [%s%s] %6d/%d  loss %.4f  acc %.3f  %.0f img/s"
-                     % (epoch + 1, epochs, "#" * filled, "." * (width - filled), done, total, loss, acc, rate))
+    sys.stdout.write(
+        "\repoch %d/%d [%s%s] %6d/%d  loss %.4f  acc %.3f  %.0f img/s"
+        % (epoch + 1, epochs, "#" * filled, "." * (width - filled), done, total, loss, acc, rate)
+    )
     sys.stdout.flush()
 
 
@@ -120,15 +160,27 @@ def predict(net_name, x, batch=EVAL_BATCH):
     """Softmax outputs of the net `net_name` (reads blob `data`, writes `softmax`) for `x`."""
     out = []
     for i in range(0, len(x), batch):
-        workspace.FeedBlob("data", x[i:i + batch])
+        workspace.FeedBlob("data", x[i : i + batch])
         workspace.RunNet(net_name)
         out.append(workspace.FetchBlob("softmax").copy())
     return np.concatenate(out)
 
 
-def train_model(train, deploy, train_x, train_y, test_x, test_y, epochs, batch=64, seed=0,
-                log=None, show_progress=True):
-    """Trains for `epochs`; returns (test accuracy, seconds spent training, test softmax outputs)."""
+def train_model(
+    train,
+    deploy,
+    train_x,
+    train_y,
+    test_x,
+    test_y,
+    epochs,
+    batch=64,
+    seed=0,
+    log=None,
+    show_progress=True,
+):
+    """Trains for `epochs`; returns (test accuracy, seconds spent training, test softmax
+    outputs)."""
     workspace.RunNetOnce(train.param_init_net)
     workspace.FeedBlob("data", train_x[:batch])
     workspace.FeedBlob("label", train_y[:batch])
@@ -147,13 +199,20 @@ def train_model(train, deploy, train_x, train_y, test_x, test_y, epochs, batch=6
         order = rng.permutation(n)
         start = time.time()
         for it in range(iters_per_epoch):
-            idx = order[it * batch:(it + 1) * batch]
+            idx = order[it * batch : (it + 1) * batch]
             workspace.FeedBlob("data", train_x[idx])
             workspace.FeedBlob("label", train_y[idx])
             workspace.RunNet(train.net.Proto().name)
             if show_progress and (it % 20 == 0 or it + 1 == iters_per_epoch):
-                progress(epoch, epochs, min((it + 1) * batch, n), n, float(workspace.FetchBlob("loss")),
-                         float(workspace.FetchBlob("accuracy")), start)
+                progress(
+                    epoch,
+                    epochs,
+                    min((it + 1) * batch, n),
+                    n,
+                    float(workspace.FetchBlob("loss")),
+                    float(workspace.FetchBlob("accuracy")),
+                    start,
+                )
         train_time += time.time() - start
         if show_progress:
             sys.stdout.write("\n")
@@ -162,20 +221,30 @@ def train_model(train, deploy, train_x, train_y, test_x, test_y, epochs, batch=6
         if show_progress:
             print("epoch %d: test accuracy %.4f" % (epoch + 1, test_acc))
         if log is not None:
-            log.log(input_count=(epoch + 1) * n, batch_count=(epoch + 1) * iters_per_epoch,
-                    additional_values={"accuracy": workspace.FetchBlob("accuracy"),
-                                       "epoch": epoch + 1,
-                                       "learning_rate": workspace.FetchBlob(lr_blob),
-                                       "loss": workspace.FetchBlob("loss"),
-                                       "test_accuracy": test_acc})
+            log.log(
+                input_count=(epoch + 1) * n,
+                batch_count=(epoch + 1) * iters_per_epoch,
+                additional_values={
+                    "accuracy": workspace.FetchBlob("accuracy"),
+                    "epoch": epoch + 1,
+                    "learning_rate": workspace.FetchBlob(lr_blob),
+                    "loss": workspace.FetchBlob("loss"),
+                    "test_accuracy": test_acc,
+                },
+            )
     return test_acc, train_time, probs
 
 
 # ---- export / reload -----------------------------------------------------------------------
 
+
 def export(train, deploy, db_path):
-    meta = pe.PredictorExportMeta(predict_net=deploy.net.Proto(), parameters=[str(p) for p in train.params],
-                                  inputs=["data"], outputs=["softmax"])
+    meta = pe.PredictorExportMeta(
+        predict_net=deploy.net.Proto(),
+        parameters=[str(p) for p in train.params],
+        inputs=["data"],
+        outputs=["softmax"],
+    )
     pe.save_to_db("minidb", db_path, meta)
 
 
@@ -189,37 +258,51 @@ def predict_from_export(db_path, images_path, out_path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--limit", type=int, default=0, help="train on the first N training images only")
-    parser.add_argument("--test-limit", type=int, default=0, help="evaluate on the first N test images only")
+    parser.add_argument(
+        "--limit", type=int, default=0, help="train on the first N training images only"
+    )
+    parser.add_argument(
+        "--test-limit", type=int, default=0, help="evaluate on the first N test images only"
+    )
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--momentum", type=float, default=0.9)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", default=DATA_DIR)
-    parser.add_argument("--out", default="", help="folder for the export (default: a new temporary one)")
-    parser.add_argument("--predict-from", nargs=3, metavar=("DB", "IMAGES_NPY", "OUT_NPY"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--out", default="", help="folder for the export (default: a new temporary one)"
+    )
+    parser.add_argument(
+        "--predict-from", nargs=3, metavar=("DB", "IMAGES_NPY", "OUT_NPY"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.predict_from:
         predict_from_export(*args.predict_from)
         return 0
 
     if not dataset_present(args.data_dir):
-        print("Fashion-MNIST not found in %s (Debian package dataset-fashion-mnist)" % args.data_dir)
+        print(
+            "Fashion-MNIST not found in %s (Debian package dataset-fashion-mnist)" % args.data_dir
+        )
         return 2
     workspace.GlobalInit(["lenet_fashion_mnist", "--caffe2_log_level=2"])
     train_x, train_y = load_split("train", args.data_dir, args.limit)
     test_x, test_y = load_split("test", args.data_dir, args.test_limit)
-    print("train %d images, test %d images, %d epoch(s), batch %d" % (len(train_x), len(test_x), args.epochs,
-                                                                      args.batch))
+    print(
+        "train %d images, test %d images, %d epoch(s), batch %d"
+        % (len(train_x), len(test_x), args.epochs, args.batch)
+    )
 
     train, deploy = build_models(args.lr, args.momentum, args.seed)
     log = experiment_util.ModelTrainerLog("lenet_fashion_mnist", args)
-    test_acc, train_time, probs = train_model(train, deploy, train_x, train_y, test_x, test_y, args.epochs,
-                                              args.batch, args.seed, log)
+    test_acc, train_time, probs = train_model(
+        train, deploy, train_x, train_y, test_x, test_y, args.epochs, args.batch, args.seed, log
+    )
     images = args.epochs * len(train_x)
-    print("trained %d images in %.1f s (%.0f images/s); test accuracy %.4f"
-          % (images, train_time, images / train_time, test_acc))
+    print(
+        "trained %d images in %.1f s (%.0f images/s); test accuracy %.4f"
+        % (images, train_time, images / train_time, test_acc)
+    )
     print("CSV log: %s" % os.path.abspath(log.filename))
 
     out_dir = args.out or tempfile.mkdtemp(prefix="c2_lenet_")
@@ -229,17 +312,34 @@ def main():
     images_path = os.path.join(out_dir, "test_images.npy")
     reloaded_path = os.path.join(out_dir, "reloaded_softmax.npy")
     np.save(images_path, test_x)
-    child = subprocess.run([sys.executable, os.path.abspath(__file__), "--predict-from", db_path, images_path,
-                            reloaded_path], capture_output=True, text=True)
+    child = subprocess.run(
+        [
+            sys.executable,
+            os.path.abspath(__file__),
+            "--predict-from",
+            db_path,
+            images_path,
+            reloaded_path,
+        ],
+        capture_output=True,
+        text=True,
+    )
     if child.returncode != 0:
         print("reload process failed:\n" + child.stdout + child.stderr)
         return 1
     reloaded = np.load(reloaded_path)
     same = reloaded.shape == probs.shape and np.array_equal(reloaded, probs)
     reloaded_acc = float(np.mean(reloaded.argmax(axis=1) == test_y))
-    print("exported to %s; reloaded in a fresh process: test accuracy %.4f, predictions %s"
-          % (db_path, reloaded_acc, "identical" if same else "DIFFERENT (max |diff| %g)"
-             % float(np.abs(reloaded - probs).max())))
+    print(
+        "exported to %s; reloaded in a fresh process: test accuracy %.4f, predictions %s"
+        % (
+            db_path,
+            reloaded_acc,
+            "identical"
+            if same
+            else "DIFFERENT (max |diff| %g)" % float(np.abs(reloaded - probs).max()),
+        )
+    )
     print("OK" if same else "FAILED: the reloaded model does not reproduce the predictions")
     return 0 if same else 1
 

@@ -20,8 +20,12 @@ FEATURES = 8
 
 def build_nets(batch, base_lr):
     init = core.Net("linreg_init")
-    init.GivenTensorFill([], "w", shape=[1, FEATURES],
-                         values=np.random.RandomState(1).randn(FEATURES).astype(np.float32) * 0.01)
+    init.GivenTensorFill(
+        [],
+        "w",
+        shape=[1, FEATURES],
+        values=np.random.RandomState(1).randn(FEATURES).astype(np.float32) * 0.01,
+    )
     init.ConstantFill([], "b", shape=[1], value=0.0)
     init.ConstantFill([], "ONE", shape=[1], value=1.0)
     init.ConstantFill([], "iter", shape=[1], value=0, dtype=core.DataType.INT64)
@@ -47,7 +51,9 @@ def make_batch(rng, batch, true_w, true_b):
 
 def progress(i, total, loss, width=30):
     done = int(width * (i + 1) / total)
-    sys.stdout.write("\r[%s%s] iter %4d/%d  loss %.5f" % ("#" * done, "." * (width - done), i + 1, total, loss))
+    sys.stdout.write(
+        "\r[%s%s] iter %4d/%d  loss %.5f" % ("#" * done, "." * (width - done), i + 1, total, loss)
+    )
     sys.stdout.flush()
 
 
@@ -82,8 +88,10 @@ def main():
         if i % 10 == 0 or i + 1 == args.iters:
             progress(i, args.iters, loss)
     elapsed = time.time() - start
-    print("\ntrained %d iterations in %.2f s (%.0f samples/s); loss %.5f -> %.5f"
-          % (args.iters, elapsed, args.iters * args.batch / elapsed, first_loss, loss))
+    print(
+        "\ntrained %d iterations in %.2f s (%.0f samples/s); loss %.5f -> %.5f"
+        % (args.iters, elapsed, args.iters * args.batch / elapsed, first_loss, loss)
+    )
 
     w = workspace.FetchBlob("w").ravel()
     b = float(workspace.FetchBlob("b")[0])
@@ -93,12 +101,15 @@ def main():
     # Checkpoint to minidb, reload into a fresh workspace, predict with a Predictor.
     tmp = tempfile.mkdtemp(prefix="c2_linreg_")
     db_path = os.path.join(tmp, "params.minidb")
-    workspace.RunOperatorOnce(core.CreateOperator("Save", ["w", "b"], [], db=db_path, db_type="minidb",
-                                                  absolute_path=1))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Save", ["w", "b"], [], db=db_path, db_type="minidb", absolute_path=1)
+    )
     workspace.SwitchWorkspace("reload", True)
     load = core.Net("load_params")
     load.Load([], ["w", "b"], db=db_path, db_type="minidb", absolute_path=1)
-    predict = caffe2_pb2.NetDef(name="predict", external_input=["X", "w", "b"], external_output=["pred"])
+    predict = caffe2_pb2.NetDef(
+        name="predict", external_input=["X", "w", "b"], external_output=["pred"]
+    )
     predict.op.extend([core.CreateOperator("FC", ["X", "w", "b"], ["pred"])])
     predictor = workspace.Predictor(load.Proto(), predict)
     X, y = make_batch(rng, 16, true_w, true_b)

@@ -21,7 +21,8 @@ FAMILY_BUDGET = 40
 CHECKED_SUFFIXES = (".py", ".cc", ".cu", ".h", ".cuh", ".sh", ".cmake", ".proto", ".txt")
 REGISTRATION = re.compile(
     r"\b(REGISTER_CPU_OPERATOR|REGISTER_CUDA_OPERATOR|REGISTER_GPU_FALLBACK|OPERATOR_SCHEMA|"
-    r"C2_[A-Z_]*FILL)\s*\(\s*([A-Za-z0-9_]+)")
+    r"C2_[A-Z_]*FILL)\s*\(\s*([A-Za-z0-9_]+)"
+)
 
 
 def tracked_files():
@@ -64,8 +65,9 @@ def foreign_cuda_registrations(files):
                 home.setdefault(op, path)
             else:  # a CPU registration decides over the schema's file
                 home[op] = path
-    foreign = [(key, path) for key, op, path in device
-               if op not in home or stem(path) != stem(home[op])]
+    foreign = [
+        (key, path) for key, op, path in device if op not in home or stem(path) != stem(home[op])
+    ]
     return sorted(foreign), len({key for key, _, _ in device})
 
 
@@ -75,8 +77,11 @@ def crowded_families():
     for family in sorted(os.listdir(base)):
         folder = os.path.join(base, family)
         if os.path.isdir(folder) and len(os.listdir(folder)) > FAMILY_BUDGET:
-            found.append("operators/{} holds {} files (budget {})".format(
-                family, len(os.listdir(folder)), FAMILY_BUDGET))
+            found.append(
+                "operators/{} holds {} files (budget {})".format(
+                    family, len(os.listdir(folder)), FAMILY_BUDGET
+                )
+            )
     return found
 
 
@@ -87,12 +92,20 @@ def main():
     crowded = crowded_families()
     if "--counts" in sys.argv:
         print("files over {} lines: {}".format(LINE_BUDGET, len(long_files)))
-        print("CUDA registrations: {} op keys, {} outside their op's stem".format(
-            cuda_ops, len(foreign)))
+        print(
+            "CUDA registrations: {} op keys, {} outside their op's stem".format(
+                cuda_ops, len(foreign)
+            )
+        )
         print("families over {} files: {}".format(FAMILY_BUDGET, len(crowded)))
-    problems = long_files + crowded + [
-        "{} is registered for CUDA in {}, away from its op's stem".format(key, path)
-        for key, path in foreign]
+    problems = (
+        long_files
+        + crowded
+        + [
+            "{} is registered for CUDA in {}, away from its op's stem".format(key, path)
+            for key, path in foreign
+        ]
+    )
     for problem in problems:
         print(problem)
     return 1 if problems else 0

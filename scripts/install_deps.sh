@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package the project needs (idempotent; uses sudo when not root). clang and its
-# runtimes build the sanitizer and fuzzing job (scripts/run_sanitizers.sh).
+# runtimes build the sanitizer and fuzzing job (scripts/run_sanitizers.sh); clang-format, black and
+# flake8 check the formatting (scripts/check_format.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +15,7 @@ PACKAGES=(
   python3-torch libtcmalloc-minimal4 libgloo-dev libdnnl-dev
   libopenmpi-dev openmpi-bin
   clang libclang-rt-14-dev
+  clang-format black flake8
 )
 
 SUDO=""

@@ -8,8 +8,10 @@ start=$(date +%s)
 bash scripts/setup_env.sh
 echo "setup and build: $(( $(date +%s) - start )) s"
 
-# The layout rules (docs/layout.md): line budget, one op one stem on every device, family sizes.
+# The layout rules (docs/layout.md): line budget, one op one stem on every device, family sizes;
+# then the formatting (clang-format, black, flake8).
 /usr/bin/python3 scripts/check_layout.py --counts
+bash scripts/check_format.sh
 ctest --test-dir build --output-on-failure -j2
 # Hypothesis draws the same examples on every run (profile "ci"), so a result never depends on luck.
 CAFFE2_HYPOTHESIS_PROFILE="${CAFFE2_HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python

@@ -11,34 +11,34 @@
 
 #include "core/enforce.h"
 
-#define C2_CUDA_CHECK(expr)                                                                 \
-  do {                                                                                      \
-    cudaError_t c2_cuda_status = (expr);                                                    \
-    C2_ENFORCE(c2_cuda_status == cudaSuccess, "CUDA error in ", #expr, ": ",                \
+#define C2_CUDA_CHECK(expr)                                                                      \
+  do {                                                                                           \
+    cudaError_t c2_cuda_status = (expr);                                                         \
+    C2_ENFORCE(c2_cuda_status == cudaSuccess, "CUDA error in ", #expr, ": ",                     \
                cudaGetErrorString(c2_cuda_status), " (", static_cast<int>(c2_cuda_status), ")"); \
   } while (0)
 
 #define C2_CUDA_KERNEL_LAUNCH_CHECK() C2_CUDA_CHECK(cudaGetLastError())
 
-#define C2_CUBLAS_CHECK(expr)                                                               \
-  do {                                                                                      \
-    cublasStatus_t c2_cublas_status = (expr);                                               \
-    C2_ENFORCE(c2_cublas_status == CUBLAS_STATUS_SUCCESS, "cuBLAS error in ", #expr, ": ",  \
-               cublasGetStatusString(c2_cublas_status), " (",                              \
-               static_cast<int>(c2_cublas_status), ")");                                    \
+#define C2_CUBLAS_CHECK(expr)                                                                     \
+  do {                                                                                            \
+    cublasStatus_t c2_cublas_status = (expr);                                                     \
+    C2_ENFORCE(c2_cublas_status == CUBLAS_STATUS_SUCCESS, "cuBLAS error in ", #expr, ": ",        \
+               cublasGetStatusString(c2_cublas_status), " (", static_cast<int>(c2_cublas_status), \
+               ")");                                                                              \
   } while (0)
 
-#define C2_CUDNN_CHECK(expr)                                                                \
-  do {                                                                                      \
-    cudnnStatus_t c2_cudnn_status = (expr);                                                 \
-    C2_ENFORCE(c2_cudnn_status == CUDNN_STATUS_SUCCESS, "cuDNN error in ", #expr, ": ",     \
-               cudnnGetErrorString(c2_cudnn_status), " (",                                  \
-               static_cast<int>(c2_cudnn_status), ")");                                     \
+#define C2_CUDNN_CHECK(expr)                                                                  \
+  do {                                                                                        \
+    cudnnStatus_t c2_cudnn_status = (expr);                                                   \
+    C2_ENFORCE(c2_cudnn_status == CUDNN_STATUS_SUCCESS, "cuDNN error in ", #expr, ": ",       \
+               cudnnGetErrorString(c2_cudnn_status), " (", static_cast<int>(c2_cudnn_status), \
+               ")");                                                                          \
   } while (0)
 
-#define C2_CURAND_CHECK(expr)                                                               \
-  do {                                                                                      \
-    curandStatus_t c2_curand_status = (expr);                                               \
-    C2_ENFORCE(c2_curand_status == CURAND_STATUS_SUCCESS, "cuRAND error in ", #expr,        \
-               ": status ", static_cast<int>(c2_curand_status));                            \
+#define C2_CURAND_CHECK(expr)                                                                     \
+  do {                                                                                            \
+    curandStatus_t c2_curand_status = (expr);                                                     \
+    C2_ENFORCE(c2_curand_status == CURAND_STATUS_SUCCESS, "cuRAND error in ", #expr, ": status ", \
+               static_cast<int>(c2_curand_status));                                               \
   } while (0)

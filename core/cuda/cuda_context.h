@@ -2,7 +2,8 @@
 //
 // - The GPU is DeviceOption.cuda_gpu_id (the current device when absent).
 // - Streams come from a per-thread pool keyed by (gpu, stream id); they are non-blocking streams
-//   created on first use. cuBLAS and cuDNN handles are per (gpu, stream) too, bound to their stream.
+//   created on first use. cuBLAS and cuDNN handles are per (gpu, stream) too, bound to their
+//   stream.
 // - The cuRAND generator is per context, created on first use, seeded from the DeviceOption's
 //   random_seed (else RandomNumberSeed()) and bound to the context's stream.
 // - FinishDeviceComputation synchronises the stream and reports any pending CUDA error; inside a

@@ -27,6 +27,6 @@ inline int CudaBlocks(int64_t n) {
 
 }  // namespace caffe2
 
-#define C2_CUDA_KERNEL_LOOP(i, n)                                                     \
+#define C2_CUDA_KERNEL_LOOP(i, n)                                                        \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)

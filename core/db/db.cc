@@ -36,9 +36,12 @@ std::string KnownTypes() {
 
 const char* ModeName(Mode mode) {
   switch (mode) {
-    case READ: return "READ";
-    case WRITE: return "WRITE";
-    case NEW: return "NEW";
+    case READ:
+      return "READ";
+    case WRITE:
+      return "WRITE";
+    case NEW:
+      return "NEW";
   }
   return "UNKNOWN";
 }

@@ -12,8 +12,8 @@
 // supports it, a scan otherwise). Restoring into a blob that already holds a reader of the same
 // source and type keeps that reader's sharding; a fresh reader reads unsharded.
 //
-// Each Read also returns its read index: 0 for the first record this reader delivered, then 1, 2, ...
-// (a restore does not change it). Ops that draw random numbers per record (ImageInput's
+// Each Read also returns its read index: 0 for the first record this reader delivered, then 1, 2,
+// ... (a restore does not change it). Ops that draw random numbers per record (ImageInput's
 // augmentation) seed them from this index, so a record's treatment depends on its place in the
 // stream, not on thread timing, and a resumed run that skips the records it already read (the
 // DBReaderSkip op) draws exactly what the uninterrupted run drew.

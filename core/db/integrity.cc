@@ -28,7 +28,8 @@ std::string Int64Blob(const char* name, std::initializer_list<int64_t> values) {
 // The values of an Int64Blob named `name` with `n` values; false for anything else.
 bool ParseInt64Blob(const std::string& value, const char* name, int n, int64_t* out) {
   BlobProto blob;
-  if (!blob.ParseFromString(value) || blob.name() != name || blob.tensor().int64_data_size() != n) return false;
+  if (!blob.ParseFromString(value) || blob.name() != name || blob.tensor().int64_data_size() != n)
+    return false;
   for (int i = 0; i < n; ++i) out[i] = blob.tensor().int64_data(i);
   return true;
 }
@@ -55,7 +56,9 @@ uint32_t RecordCrc(const std::string& key, const std::string& value, uint32_t cr
 
 // ---- minidb ----
 
-bool IsMiniDBIntegrityKey(const std::string& key) { return key == kMiniDBHeaderKey || key == kMiniDBTrailerKey; }
+bool IsMiniDBIntegrityKey(const std::string& key) {
+  return key == kMiniDBHeaderKey || key == kMiniDBTrailerKey;
+}
 
 void MiniDBChecksum::Add(const std::string& key, const std::string& value) {
   crc = RecordCrc(key, value, crc);
@@ -78,7 +81,9 @@ bool ParseMiniDBTrailer(const std::string& value, MiniDBChecksum* sum) {
 
 // ---- keyed stores ----
 
-bool IsKeyedIntegrityKey(const std::string& key) { return key == kKeyedSealKey || key == kKeyedWritingKey; }
+bool IsKeyedIntegrityKey(const std::string& key) {
+  return key == kKeyedSealKey || key == kKeyedWritingKey;
+}
 
 void KeyedSeal::Add(const std::string& key, const std::string& value) {
   sum += RecordCrc(key, value);
@@ -126,11 +131,13 @@ void VerifyKeyedStore(Cursor* raw, const std::string& db_name) {
     }
   }
   if (!sealed) return;
-  C2_ENFORCE(!writing, db_name, " is incomplete: a writer never finished it (killed mid-save?); it holds ",
-             read.count, " records");
+  C2_ENFORCE(!writing, db_name,
+             " is incomplete: a writer never finished it (killed mid-save?); it holds ", read.count,
+             " records");
   C2_ENFORCE(read == stored, db_name, " is corrupt: its ", read.count,
-             " records do not match their integrity record (written: ", stored.count, " records, checksum ",
-             stored.sum, "; read: ", read.count, " records, checksum ", read.sum, ")");
+             " records do not match their integrity record (written: ", stored.count,
+             " records, checksum ", stored.sum, "; read: ", read.count, " records, checksum ",
+             read.sum, ")");
 }
 
 }  // namespace db

@@ -1,9 +1,9 @@
 // The integrity records of the DB files this runtime writes (beyond upstream, whose DBs have no
-// check: a flipped bit loaded silently different values, a cut file loaded a subset). One scheme for
-// every backend: CRC-32s of each record's lengths, key and value, and a record count, kept in extra
-// records whose values are valid BlobProtos (INT64 tensors), so upstream readers still load the DBs
-// (with the extra blobs under these keys). Cursors never show the integrity records, and Put refuses
-// their keys.
+// check: a flipped bit loaded silently different values, a cut file loaded a subset). One scheme
+// for every backend: CRC-32s of each record's lengths, key and value, and a record count, kept in
+// extra records whose values are valid BlobProtos (INT64 tensors), so upstream readers still load
+// the DBs (with the extra blobs under these keys). Cursors never show the integrity records, and
+// Put refuses their keys.
 //
 // minidb (an append-only file, read in order):
 //   A file written here starts with a header record, and each writing session (a NEW or WRITE open,
@@ -17,10 +17,10 @@
 //   Every commit also writes the seal: the number of data records and the sum (mod 2^64) of their
 //   records' CRC-32s, which does not depend on the order of the writes. A transaction that has
 //   written marks the store as being written until it is destroyed (its final commit removes the
-//   mark). DB::VerifyIntegrity (Load calls it) rescans the store: a changed record, a removed or added
-//   one, or a mark left by a writer killed mid-save is an error naming the store. A store without a
-//   seal (written by upstream) is not checked, and a store upstream wrote is not sealed when written
-//   here. Readers of training data (DBReader) do not rescan.
+//   mark). DB::VerifyIntegrity (Load calls it) rescans the store: a changed record, a removed or
+//   added one, or a mark left by a writer killed mid-save is an error naming the store. A store
+//   without a seal (written by upstream) is not checked, and a store upstream wrote is not sealed
+//   when written here. Readers of training data (DBReader) do not rescan.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // leveldb: the source is a LevelDB directory (spec §5.10). READ requires it to exist, WRITE creates
 // it when missing, NEW requires that it does not exist. Cursors iterate in byte-wise key order;
-// transactions buffer the records that Commit writes as one WriteBatch, with the store's updated seal
-// (core/db/integrity.h). LevelDB's own block checksums are verified on every read (paranoid
+// transactions buffer the records that Commit writes as one WriteBatch, with the store's updated
+// seal (core/db/integrity.h). LevelDB's own block checksums are verified on every read (paranoid
 // checks), so a damaged table or log is an error naming the store.
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
@@ -44,7 +44,8 @@ struct LevelDBHandle {
 // `raw` cursors also show the integrity records (for VerifyIntegrity).
 class LevelDBCursor final : public Cursor {
  public:
-  LevelDBCursor(std::shared_ptr<LevelDBHandle> handle, bool raw) : handle_(std::move(handle)), raw_(raw) {
+  LevelDBCursor(std::shared_ptr<LevelDBHandle> handle, bool raw)
+      : handle_(std::move(handle)), raw_(raw) {
     iter_.reset(handle_->db->NewIterator(handle_->Reading()));
     SeekToFirst();
   }
@@ -190,8 +191,8 @@ class LevelDB final : public DB {
     }
     // leveldb's open creates the directory (with LOCK and LOG files) before it finds that the store
     // is missing; reading a missing store must leave nothing behind.
-    C2_ENFORCE(mode != READ || std::filesystem::exists(std::filesystem::path(source) / "CURRENT"), "leveldb '",
-               source, "' does not exist (no CURRENT file)");
+    C2_ENFORCE(mode != READ || std::filesystem::exists(std::filesystem::path(source) / "CURRENT"),
+               "leveldb '", source, "' does not exist (no CURRENT file)");
     leveldb::Options options;
     options.block_size = 65536;
     options.write_buffer_size = 256 << 20;

@@ -1,8 +1,8 @@
 // lmdb: the source is a directory holding an LMDB environment (spec §5.10). NEW creates the
 // directory (it must not exist), the map size is 1 TiB, READ opens read-only without locking.
 // Cursors iterate in byte-wise key order inside one read transaction each. Every commit updates the
-// store's seal (core/db/integrity.h). Opening a data file shorter than its own meta pages say (a cut
-// copy, which LMDB would map and crash on) is an error.
+// store's seal (core/db/integrity.h). Opening a data file shorter than its own meta pages say (a
+// cut copy, which LMDB would map and crash on) is an error.
 #include <lmdb.h>
 #include <sys/stat.h>
 
@@ -93,8 +93,8 @@ class LMDBCursor final : public Cursor {
   bool valid_ = false;
 };
 
-// Keeps the seal of the records it writes: each Put adjusts a running delta (the old record out, the
-// new one in), which Commit adds to the stored seal in the same LMDB transaction.
+// Keeps the seal of the records it writes: each Put adjusts a running delta (the old record out,
+// the new one in), which Commit adds to the stored seal in the same LMDB transaction.
 class LMDBTransaction final : public Transaction {
  public:
   explicit LMDBTransaction(std::shared_ptr<LMDBEnv> env) : env_(std::move(env)) { Begin(); }
@@ -153,7 +153,8 @@ class LMDBTransaction final : public Transaction {
     MDB_val k{key.size(), const_cast<char*>(key.data())};
     MDB_val v{value.size(), const_cast<char*>(value.data())};
     const int rc = mdb_put(txn_, dbi_, &k, &v, 0);
-    C2_ENFORCE(rc == MDB_SUCCESS, "lmdb ", what, " into '", env_->path, "' failed: ", mdb_strerror(rc));
+    C2_ENFORCE(rc == MDB_SUCCESS, "lmdb ", what, " into '", env_->path,
+               "' failed: ", mdb_strerror(rc));
   }
 
   // The first Put: a store with a seal, or an empty one, is sealed; one upstream wrote is not.
@@ -162,8 +163,8 @@ class LMDBTransaction final : public Transaction {
     std::string seal;
     if (Get(kKeyedSealKey, &seal)) {
       KeyedSeal stored;
-      C2_ENFORCE(ParseKeyedSeal(seal, &stored), "lmdb '", env_->path, "' is corrupt: its integrity record ",
-                 "cannot be read");
+      C2_ENFORCE(ParseKeyedSeal(seal, &stored), "lmdb '", env_->path,
+                 "' is corrupt: its integrity record ", "cannot be read");
       sealing_ = true;
     } else {
       MDB_stat stat;
@@ -173,7 +174,8 @@ class LMDBTransaction final : public Transaction {
     if (sealing_) Set(kKeyedWritingKey, KeyedWritingValue(), "marking");
   }
 
-  // The stored seal plus the changes since the last commit; the last commit writes it even unchanged.
+  // The stored seal plus the changes since the last commit; the last commit writes it even
+  // unchanged.
   void WriteSeal(bool finishing) {
     if (!sealing_ || (delta_.count == 0 && delta_.sum == 0 && !finishing)) return;
     KeyedSeal seal;
@@ -214,8 +216,8 @@ void CheckFileSize(const LMDBEnv& env) {
   struct stat st;
   if (::stat(file.c_str(), &st) != 0) return;
   const uint64_t needed = (static_cast<uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
-  C2_ENFORCE(static_cast<uint64_t>(st.st_size) >= needed, "lmdb '", env.path, "' is truncated: ", file,
-             " has ", st.st_size, " bytes but its pages need ", needed);
+  C2_ENFORCE(static_cast<uint64_t>(st.st_size) >= needed, "lmdb '", env.path,
+             "' is truncated: ", file, " has ", st.st_size, " bytes but its pages need ", needed);
 }
 
 class LMDB final : public DB {

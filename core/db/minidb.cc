@@ -1,6 +1,6 @@
 // minidb: one file of records [int32 key_len][int32 value_len][key][value] in native byte order
-// (spec §5.10). NEW truncates, WRITE appends, READ reads in file order. Each cursor reads through its
-// own file handle; transactions append whole records under the DB's lock and flush on Commit.
+// (spec §5.10). NEW truncates, WRITE appends, READ reads in file order. Each cursor reads through
+// its own file handle; transactions append whole records under the DB's lock and flush on Commit.
 // Files written here carry integrity records (integrity.h), verified when a cursor opens.
 #include <sys/stat.h>
 
@@ -19,9 +19,7 @@ namespace caffe2 {
 namespace db {
 namespace {
 
-std::string ErrnoText() {
-  return std::strerror(errno);
-}
+std::string ErrnoText() { return std::strerror(errno); }
 
 // The write handle, shared by the DB and its transactions.
 struct MiniDBFile {
@@ -36,11 +34,12 @@ struct MiniDBFile {
 
   // Appends one record (mutex held); data records count in the session's checksum.
   void Append(const std::string& key, const std::string& value) {
-    C2_ENFORCE(key.size() <= INT32_MAX && value.size() <= INT32_MAX, "minidb '", path, "': record '", key,
-               "' is too large (", value.size(), " value bytes)");
+    C2_ENFORCE(key.size() <= INT32_MAX && value.size() <= INT32_MAX, "minidb '", path,
+               "': record '", key, "' is too large (", value.size(), " value bytes)");
     const int32_t lens[2] = {static_cast<int32_t>(key.size()), static_cast<int32_t>(value.size())};
     C2_ENFORCE(file != nullptr, "minidb '", path, "' is closed");
-    bool ok = std::fwrite(lens, sizeof(lens), 1, file) == 1 && std::fwrite(key.data(), key.size(), 1, file) == 1 &&
+    bool ok = std::fwrite(lens, sizeof(lens), 1, file) == 1 &&
+              std::fwrite(key.data(), key.size(), 1, file) == 1 &&
               std::fwrite(value.data(), value.size(), 1, file) == 1;
     C2_ENFORCE(ok, "cannot write record '", key, "' to minidb '", path, "': ", ErrnoText());
     if (!IsMiniDBIntegrityKey(key)) session.Add(key, value);
@@ -55,8 +54,8 @@ class MiniDBCursor final : public Cursor {
     struct stat st;
     C2_ENFORCE(fstat(fileno(file_.get()), &st) == 0, "cannot stat minidb file '", path,
                "': ", ErrnoText());
-    C2_ENFORCE(S_ISREG(st.st_mode), "'", path, "' is ", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file",
-               ", not a minidb file");
+    C2_ENFORCE(S_ISREG(st.st_mode), "'", path, "' is ",
+               S_ISDIR(st.st_mode) ? "a directory" : "not a regular file", ", not a minidb file");
     file_size_ = static_cast<int64_t>(st.st_size);
     C2_ENFORCE(file_size_ > 0, "minidb file '", path, "' is empty (0 bytes)");
     Verify();
@@ -101,8 +100,9 @@ class MiniDBCursor final : public Cursor {
     if (key_ != kMiniDBHeaderKey) {
       // Written by upstream (no check possible), unless integrity records follow a damaged header.
       do {
-        C2_ENFORCE(!IsMiniDBIntegrityKey(key_), "minidb file '", path_, "' is corrupt: it holds an integrity ",
-                   "record ending at byte offset ", offset_, " but its first record is not the integrity header");
+        C2_ENFORCE(!IsMiniDBIntegrityKey(key_), "minidb file '", path_,
+                   "' is corrupt: it holds an integrity ", "record ending at byte offset ", offset_,
+                   " but its first record is not the integrity header");
       } while (ReadRawRecord());
       return;
     }
@@ -113,11 +113,13 @@ class MiniDBCursor final : public Cursor {
       if (key_ == kMiniDBTrailerKey) {
         MiniDBChecksum stored;
         C2_ENFORCE(ParseMiniDBTrailer(value_, &stored), "minidb file '", path_,
-                   "' is corrupt: its integrity record before byte offset ", offset_, " cannot be read");
+                   "' is corrupt: its integrity record before byte offset ", offset_,
+                   " cannot be read");
         C2_ENFORCE(stored.count == sum.count && stored.crc == sum.crc, "minidb file '", path_,
-                   "' is corrupt: the ", sum.count, " records from byte offset ", session_start, " to ",
-                   offset_, " do not match their checksum (written: ", stored.count, " records, CRC-32 ",
-                   stored.crc, "; read: ", sum.count, " records, CRC-32 ", sum.crc, ")");
+                   "' is corrupt: the ", sum.count, " records from byte offset ", session_start,
+                   " to ", offset_, " do not match their checksum (written: ", stored.count,
+                   " records, CRC-32 ", stored.crc, "; read: ", sum.count, " records, CRC-32 ",
+                   sum.crc, ")");
         sum = MiniDBChecksum();
         session_start = offset_;
         closed = true;
@@ -206,8 +208,8 @@ class MiniDB final : public DB {
       struct stat st;
       const bool regular = fstat(fileno(probe), &st) == 0 && S_ISREG(st.st_mode);
       std::fclose(probe);
-      C2_ENFORCE(regular, "'", source, "' is ", S_ISDIR(st.st_mode) ? "a directory" : "not a regular file",
-                 ", not a minidb file");
+      C2_ENFORCE(regular, "'", source, "' is ",
+                 S_ISDIR(st.st_mode) ? "a directory" : "not a regular file", ", not a minidb file");
       return;
     }
     writer_ = std::make_shared<MiniDBFile>();

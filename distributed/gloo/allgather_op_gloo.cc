@@ -15,8 +15,8 @@ class GlooAllgatherOp final : public GlooOpBase {
  protected:
   void RunCollective() override {
     const int k = InputSize() - 1;
-    BufferSignature sig = SignatureOf(
-        1, k, {DataType::FLOAT, DataType::FLOAT16, DataType::INT32, DataType::INT64});
+    BufferSignature sig =
+        SignatureOf(1, k, {DataType::FLOAT, DataType::FLOAT16, DataType::INT32, DataType::INT64});
     Tensor* out = OutputBlob(0)->GetMutableTensor(Device{});
     out->Resize(std::vector<int64_t>{sig.count * k * World().size()});
     sig.pointers.push_back(out->raw_mutable_data(Input(1).meta()));

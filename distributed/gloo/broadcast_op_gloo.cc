@@ -16,8 +16,7 @@ class GlooBroadcastOp final : public GlooOpBase {
  protected:
   void RunCollective() override {
     const BufferSignature sig = SignatureOf(
-        1, InputSize() - 1,
-        {DataType::FLOAT, DataType::FLOAT16, DataType::INT32, DataType::INT64});
+        1, InputSize() - 1, {DataType::FLOAT, DataType::FLOAT16, DataType::INT32, DataType::INT64});
     C2_ENFORCE(root_ >= 0 && root_ < World().size(), "root ", root_, " is not a rank of the ",
                World().size(), "-rank common world");
     if (!AlreadyBuiltFor(sig)) {

@@ -11,8 +11,7 @@ namespace caffe2 {
 
 std::string BufferSignature::Describe() const {
   std::ostringstream os;
-  os << pointers.size() << " buffer(s) of " << count << " " << DataTypeName(dtype)
-     << " element(s)";
+  os << pointers.size() << " buffer(s) of " << count << " " << DataTypeName(dtype) << " element(s)";
   return os.str();
 }
 
@@ -61,10 +60,12 @@ BufferSignature GlooOpBase::SignatureOf(int first, int n, const std::vector<Data
       C2_ENFORCE(ok, "input ", i, " ('", debug_def().input(i), "') has dtype ",
                  DataTypeName(sig.dtype), "; supported: ", names);
     }
-    C2_ENFORCE(t.numel() == sig.count && t.dtype() == sig.dtype, "every buffer must have the same "
-               "size and dtype: input ", first, " ('", debug_def().input(first), "') is ",
-               sig.count, " x ", DataTypeName(sig.dtype), " but input ", i, " ('",
-               debug_def().input(i), "') is ", t.numel(), " x ", DataTypeName(t.dtype()));
+    C2_ENFORCE(t.numel() == sig.count && t.dtype() == sig.dtype,
+               "every buffer must have the same "
+               "size and dtype: input ",
+               first, " ('", debug_def().input(first), "') is ", sig.count, " x ",
+               DataTypeName(sig.dtype), " but input ", i, " ('", debug_def().input(i), "') is ",
+               t.numel(), " x ", DataTypeName(t.dtype()));
     C2_ENFORCE(t.has_storage() || t.numel() == 0, "input ", i, " ('", debug_def().input(i),
                "') has no data");
     sig.pointers.push_back(t.raw_data());
@@ -74,14 +75,17 @@ BufferSignature GlooOpBase::SignatureOf(int first, int n, const std::vector<Data
 
 bool GlooOpBase::AlreadyBuiltFor(const BufferSignature& signature) {
   if (!algorithm_) return false;
-  C2_ENFORCE(signature == built_for_, "Inputs/outputs have changed since the first run: it was "
-             "built for ", built_for_.Describe(), " and now sees ", signature.Describe(),
+  C2_ENFORCE(signature == built_for_,
+             "Inputs/outputs have changed since the first run: it was "
+             "built for ",
+             built_for_.Describe(), " and now sees ", signature.Describe(),
              " (or the buffers or the common world moved). Collective buffers must keep their "
              "size and memory between iterations");
   return true;
 }
 
-void GlooOpBase::Keep(const BufferSignature& signature, std::unique_ptr<gloo::Algorithm> algorithm) {
+void GlooOpBase::Keep(const BufferSignature& signature,
+                      std::unique_ptr<gloo::Algorithm> algorithm) {
   built_for_ = signature;
   algorithm_ = std::move(algorithm);
 }

@@ -39,7 +39,6 @@ struct BufferSignature {
   std::string Describe() const;
 };
 
-
 // The first `n` buffer addresses of a signature as T* (Gloo's algorithms take typed pointers).
 template <typename T>
 std::vector<T*> TypedPointers(const BufferSignature& sig, size_t n) {
@@ -54,10 +53,14 @@ std::vector<T*> TypedPointers(const BufferSignature& sig, size_t n) {
 template <typename Make>
 auto DispatchGlooType(DataType dtype, Make&& make) {
   switch (dtype) {
-    case DataType::FLOAT: return make(float{});
-    case DataType::FLOAT16: return make(gloo::float16{});
-    case DataType::INT32: return make(int32_t{});
-    default: return make(int64_t{});
+    case DataType::FLOAT:
+      return make(float{});
+    case DataType::FLOAT16:
+      return make(gloo::float16{});
+    case DataType::INT32:
+      return make(int32_t{});
+    default:
+      return make(int64_t{});
   }
 }
 

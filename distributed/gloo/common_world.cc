@@ -60,13 +60,16 @@ constexpr std::chrono::milliseconds kCloseGrace = std::chrono::seconds(5);
 std::string JoinRanks(const std::vector<int>& ranks) {
   constexpr size_t kShown = 8;
   std::string out;
-  for (size_t i = 0; i < ranks.size() && i < kShown; ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
-  if (ranks.size() > kShown) out += MakeString(", ..., ", ranks.back(), " (", ranks.size(), " ranks)");
+  for (size_t i = 0; i < ranks.size() && i < kShown; ++i)
+    out += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > kShown)
+    out += MakeString(", ..., ", ranks.back(), " (", ranks.size(), " ranks)");
   return out;
 }
 
 // Every member that recorded its world size must have joined with ours.
-void CheckSameSize(const std::string& name, const CommonWorldOptions& options, int r, const MemberInfo& m) {
+void CheckSameSize(const std::string& name, const CommonWorldOptions& options, int r,
+                   const MemberInfo& m) {
   C2_ENFORCE(m.world_size == 0 || m.world_size == options.size, "rendezvous '", name, "': rank ", r,
              " (", m.Describe(), ") joined with size ", m.world_size, ", this rank (", options.rank,
              ") has size ", options.size, ": every shard must be given the same --num_shards");
@@ -87,19 +90,21 @@ bool ProcessIsGone(const MemberInfo& member) {
 [[noreturn]] void ThrowRankTaken(const std::string& name, int rank, const MemberInfo& me,
                                  const MemberInfo& other, std::chrono::milliseconds timeout) {
   const bool same_process = other.host == me.host && other.pid == me.pid;
-  const bool stale = ProcessIsGone(other) ||
-                     other.start_time + timeout.count() / 1000 + 1 < me.start_time;
+  const bool stale =
+      ProcessIsGone(other) || other.start_time + timeout.count() / 1000 + 1 < me.start_time;
   if (same_process) {
     C2_THROW("rendezvous '", name, "': this process already joined it as rank ", rank,
              " (every common world needs a name of its own within a run id)");
   }
   if (stale) {
     C2_THROW("rendezvous '", name, "': rank ", rank, " was already claimed by an earlier run (",
-             other.Describe(), ") under the same run id and store: the run id was reused; give "
+             other.Describe(),
+             ") under the same run id and store: the run id was reused; give "
              "every run a fresh --run_id");
   }
   C2_THROW("rendezvous '", name, "': rank ", rank, " is claimed twice: by ", other.Describe(),
-           " and by this process (", me.Describe(), "); every shard needs its own --shard_id "
+           " and by this process (", me.Describe(),
+           "); every shard needs its own --shard_id "
            "(or the run id was reused while an earlier run is still alive)");
 }
 
@@ -109,8 +114,8 @@ std::string RunIdMismatch(StoreHandler& store, const std::string& name, int rank
                           const std::string& claim_key, std::chrono::milliseconds timeout) {
   std::vector<std::pair<int64_t, std::string>> runs;
   try {
-    const int64_t since = static_cast<int64_t>(std::time(nullptr)) - timeout.count() / 1000 -
-                          kMismatchWindowSeconds;
+    const int64_t since =
+        static_cast<int64_t>(std::time(nullptr)) - timeout.count() / 1000 - kMismatchWindowSeconds;
     for (const auto& found : store.OtherNamespacesHolding(claim_key)) {
       const MemberInfo claim = MemberInfo::Decode(found.second);
       if (claim.start_time >= since) runs.emplace_back(claim.start_time, found.first);
@@ -150,9 +155,10 @@ std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOpti
       elsewhere += RunIdMismatch(store, options.name, missing[i], keys[missing[i]], timeout);
     }
     throw StoreHandlerTimeoutException(MakeString(
-        kStoreTimeoutMessagePrefix, "rendezvous '", options.name, "': rank(s) ",
-        JoinRanks(missing), " of ", options.size, " never arrived within ", timeout.count(),
-        " ms (this is rank ", options.rank, ").", elsewhere, " Check that every shard was started "
+        kStoreTimeoutMessagePrefix, "rendezvous '", options.name, "': rank(s) ", JoinRanks(missing),
+        " of ", options.size, " never arrived within ", timeout.count(), " ms (this is rank ",
+        options.rank, ").", elsewhere,
+        " Check that every shard was started "
         "with the same --run_id, --num_shards and store (--file_store_path or --redis_host), and "
         "that those shards are running"));
   }
@@ -161,9 +167,11 @@ std::vector<MemberInfo> GatherMembers(StoreHandler& store, const CommonWorldOpti
     members.push_back(MemberInfo::Decode(store.get(keys[r])));
     CheckSameSize(options.name, options, r, members.back());
   }
-  // A rank that joined with a larger size claimed a key past ours: it waits for ranks that never come.
+  // A rank that joined with a larger size claimed a key past ours: it waits for ranks that never
+  // come.
   const std::string beyond = MemberKey(options.name, options.size);
-  if (store.check({beyond})) CheckSameSize(options.name, options, options.size, MemberInfo::Decode(store.get(beyond)));
+  if (store.check({beyond}))
+    CheckSameSize(options.name, options, options.size, MemberInfo::Decode(store.get(beyond)));
   return members;
 }
 
@@ -173,9 +181,10 @@ void CheckReachable(const std::string& name, const std::vector<MemberInfo>& memb
     if (!IsLoopbackAddress(members[r].address)) continue;
     for (size_t peer = 0; peer < members.size(); ++peer) {
       if (members[peer].host == members[r].host) continue;
-      C2_THROW("rendezvous '", name, "': rank ", r, " (host '", members[r].host,
-               "') listens on ", members[r].address, ", a loopback address, but rank ", peer,
-               " runs on another host ('", members[peer].host, "') and cannot reach it. The host "
+      C2_THROW("rendezvous '", name, "': rank ", r, " (host '", members[r].host, "') listens on ",
+               members[r].address, ", a loopback address, but rank ", peer,
+               " runs on another host ('", members[peer].host,
+               "') and cannot reach it. The host "
                "name resolves to loopback (see /etc/hosts): choose the network interface with "
                "--distributed_interfaces (the op argument 'interface'), e.g. eth0");
     }
@@ -185,7 +194,8 @@ void CheckReachable(const std::string& name, const std::vector<MemberInfo>& memb
 // "[ip]:port" of each rank's listening socket, from the addresses exchanged at rendezvous: Gloo
 // stores one address per rank (its device's listener) under the key "<rank>".
 std::vector<std::string> PeerAddresses(const gloo::Context& context,
-                                       const GlooStoreAdapter& adapter, const std::string& transport) {
+                                       const GlooStoreAdapter& adapter,
+                                       const std::string& transport) {
   std::vector<std::string> out(context.size);
   if (transport != "tcp") return out;
   for (const auto& kv : adapter.values_seen()) {
@@ -289,7 +299,7 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
     throw;
   } catch (const std::exception& e) {
     throw CollectiveIoError(MakeString("rendezvous '", options.name, "': rank ", options.rank,
-                                 " could not connect to its peers: ", e.what()));
+                                       " could not connect to its peers: ", e.what()));
   }
   if (options.sync) {
     for (int r = 0; r < options.size; ++r) {
@@ -313,7 +323,7 @@ CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& 
     gloo::BarrierAllToOne(world->context, 0).run();
   } catch (const std::exception& e) {
     throw CollectiveIoError(MakeString("cloning common world '", existing.name, "' into '", name,
-                                 "' failed on rank ", existing.rank(), ": ", e.what()));
+                                       "' failed on rank ", existing.rank(), ": ", e.what()));
   }
   if (sync) {
     for (int r = 0; r < world->context->size; ++r) {
@@ -341,18 +351,20 @@ void CloseGracefully(CommonWorld& world) {
   if (world.store && size > 1) {
     try {
       world.store->setIfAbsent(ClosingKey(world.name, me), "1");
-      const auto deadline = std::chrono::steady_clock::now() + std::min(kCloseGrace, world.timeout());
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::min(kCloseGrace, world.timeout());
       for (int r = 0; r < size; ++r) {
         if (r == me) continue;
         const bool known = static_cast<size_t>(r) < world.members.size();
-        while (!world.store->check({ClosingKey(world.name, r)}) && !(known && ProcessIsGone(world.members[r])) &&
+        while (!world.store->check({ClosingKey(world.name, r)}) &&
+               !(known && ProcessIsGone(world.members[r])) &&
                std::chrono::steady_clock::now() < deadline) {
           std::this_thread::sleep_for(std::chrono::milliseconds(5));
         }
       }
     } catch (const std::exception& e) {
-      C2_LOG(Warning) << "Gloo: closing common world '" << world.name << "' without waiting for its peers: "
-                      << e.what();
+      C2_LOG(Warning) << "Gloo: closing common world '" << world.name
+                      << "' without waiting for its peers: " << e.what();
     }
   }
   world.context->closeConnections();
@@ -373,7 +385,8 @@ std::string ExplainFailure(CommonWorld& world, const std::string& what,
   if (world.store) {
     try {
       world.store->setIfAbsent(FailureKey(world.name, me), MakeString(what, ": ", gloo_message));
-      const auto deadline = std::chrono::steady_clock::now() + std::min(kReportGrace, world.timeout());
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::min(kReportGrace, world.timeout());
       int missing = size - 1;
       while (missing > 0 && std::chrono::steady_clock::now() < deadline) {
         missing = 0;
@@ -393,8 +406,8 @@ std::string ExplainFailure(CommonWorld& world, const std::string& what,
   }
   for (int r = 0; r < size; ++r) {
     if (r == me || reported[r]) continue;
-    const bool exited = static_cast<size_t>(r) < world.members.size() &&
-                        ProcessIsGone(world.members[r]);
+    const bool exited =
+        static_cast<size_t>(r) < world.members.size() && ProcessIsGone(world.members[r]);
     if (exited || !world.store) {
       if (exited || r == suspect) gone.push_back(r);
     } else {

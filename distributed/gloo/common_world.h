@@ -35,9 +35,9 @@ namespace caffe2 {
 
 // Who a rank is, as it announces itself at rendezvous.
 struct MemberInfo {
-  std::string host;     // gethostname(), or $C2_RENDEZVOUS_HOSTNAME when set
+  std::string host;  // gethostname(), or $C2_RENDEZVOUS_HOSTNAME when set
   int64_t pid = 0;
-  std::string address;  // the IP its Gloo pairs listen on
+  std::string address;     // the IP its Gloo pairs listen on
   int64_t start_time = 0;  // seconds since the epoch, when it claimed its rank
   int64_t world_size = 0;  // the size it joined with (0: not recorded)
 
@@ -47,13 +47,13 @@ struct MemberInfo {
 };
 
 struct CommonWorldOptions {
-  std::string name;             // rendezvous namespace (the op's name)
+  std::string name;  // rendezvous namespace (the op's name)
   int rank = 0;
   int size = 0;
   std::string transport = "tcp";
-  std::string interface;        // "" picks the address gethostname() resolves to
+  std::string interface;                  // "" picks the address gethostname() resolves to
   std::chrono::milliseconds timeout{-1};  // < 0: Gloo's default (30 s)
-  bool sync = false;            // synchronous pairs (no busy polling)
+  bool sync = false;                      // synchronous pairs (no busy polling)
 };
 
 struct CommonWorld {
@@ -64,8 +64,8 @@ struct CommonWorld {
 
   std::shared_ptr<gloo::Context> context;
   std::string name;
-  StoreHandlerPtr store;               // null for clones of an MPI world; used to report failures
-  std::vector<MemberInfo> members;     // indexed by rank; empty when unknown
+  StoreHandlerPtr store;            // null for clones of an MPI world; used to report failures
+  std::vector<MemberInfo> members;  // indexed by rank; empty when unknown
   std::vector<std::string> peer_addresses;  // "[ip]:port" each rank's pairs listen on, by rank
   bool closed = false;
 
@@ -85,10 +85,10 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
 CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& name, bool sync);
 
 // Closes the world's connections once every other rank closes it too (or has exited, or a grace of
-// at most 5 s has passed), so that no rank resets a connection a slower peer still reads from: Gloo's
-// allreduce ends by sending its peers notifications for the next run, which a closed socket never
-// reads, and closing a socket with unread data resets the connection. Used by DestroyCommonWorld
-// and the world's destructor (a process exiting after its last collective).
+// at most 5 s has passed), so that no rank resets a connection a slower peer still reads from:
+// Gloo's allreduce ends by sending its peers notifications for the next run, which a closed socket
+// never reads, and closing a socket with unread data resets the connection. Used by
+// DestroyCommonWorld and the world's destructor (a process exiting after its last collective).
 void CloseGracefully(CommonWorld& world);
 
 // Called by a failed collective `what` (e.g. "Allreduce 'w_grad'") with Gloo's message: closes the

@@ -26,7 +26,8 @@ class CreateCommonWorldOp final : public OperatorBase {
       : OperatorBase(def, ws),
         status_blob_(GetSingleArgument<std::string>("status_blob", "")),
         mpi_(GetSingleArgument<bool>("mpi_rendezvous", false)) {
-    C2_ENFORCE(def.has_name(), "needs a name: it is the rendezvous namespace, and every shard must "
+    C2_ENFORCE(def.has_name(),
+               "needs a name: it is the rendezvous namespace, and every shard must "
                "give its CreateCommonWorld ops the same names in the same order");
     options_.name = def.name();
     options_.size = GetSingleArgument<int>("size", 0);
@@ -35,16 +36,21 @@ class CreateCommonWorldOp final : public OperatorBase {
     options_.transport = GetSingleArgument<std::string>("transport", "tcp");
     options_.interface = GetSingleArgument<std::string>("interface", "");
     const int64_t timeout_ms = GetSingleArgument<int64_t>("timeout_ms", -1);
-    C2_ENFORCE(timeout_ms == -1 || timeout_ms > 0, "argument 'timeout_ms' must be positive (or -1 for the "
-               "default 30 s), got ", timeout_ms);
+    C2_ENFORCE(timeout_ms == -1 || timeout_ms > 0,
+               "argument 'timeout_ms' must be positive (or -1 for the "
+               "default 30 s), got ",
+               timeout_ms);
     options_.timeout = std::chrono::milliseconds(timeout_ms);
     if (!mpi_) {
-      C2_ENFORCE(InputSize() == 1, "needs the store handler as input 0 (or mpi_rendezvous=1 "
+      C2_ENFORCE(InputSize() == 1,
+                 "needs the store handler as input 0 (or mpi_rendezvous=1 "
                  "under mpirun)");
       C2_ENFORCE(options_.size >= 1, "argument 'size' (the number of ranks) must be >= 1, got ",
                  options_.size);
-      C2_ENFORCE(options_.rank >= 0 && options_.rank < options_.size, "argument 'rank' must be "
-                 "in [0, size) = [0, ", options_.size, "), got ", options_.rank);
+      C2_ENFORCE(options_.rank >= 0 && options_.rank < options_.size,
+                 "argument 'rank' must be "
+                 "in [0, size) = [0, ",
+                 options_.size, "), got ", options_.rank);
     }
     if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
   }
@@ -90,8 +96,8 @@ class CloneCommonWorldOp final : public OperatorBase {
     const Blob& blob = InputBlob(0);
     C2_ENFORCE(blob.IsType<CommonWorldPtr>() && blob.Get<CommonWorldPtr>(), "input 0 ('",
                debug_def().input(0), "') must be a common world, but holds ", blob.TypeName());
-    const std::string& name = debug_def().name().empty() ? debug_def().output(0)
-                                                         : debug_def().name();
+    const std::string& name =
+        debug_def().name().empty() ? debug_def().output(0) : debug_def().name();
     try {
       OutputBlob(0)->Reset(
           new CommonWorldPtr(CloneCommonWorld(*blob.Get<CommonWorldPtr>(), name, sync_)));

@@ -23,7 +23,8 @@ class GlooStoreAdapter final : public gloo::rendezvous::Store {
   void set(const std::string& key, const std::vector<char>& data) override;
   std::vector<char> get(const std::string& key) override;
   void wait(const std::vector<std::string>& keys) override;
-  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
+  void wait(const std::vector<std::string>& keys,
+            const std::chrono::milliseconds& timeout) override;
 
   // The values read so far, by (unprefixed) key.
   std::map<std::string, std::vector<char>> values_seen() const;

@@ -2,9 +2,10 @@
 // requests from a service thread; every rank (rank 0 included) then runs the ordinary store
 // rendezvous on it, so the checks of CreateCommonWorldOnStore apply under mpirun too.
 //
-// Protocol on a private duplicate of MPI_COMM_WORLD: a client sends [op, reply_tag, key, value] with
-// tag kRequestTag to rank 0 and waits for the reply on reply_tag (unique per request, so several
-// threads of one process can ask at once). Ops: set, setIfAbsent, get-if-present (one byte "found"
+// Protocol on a private duplicate of MPI_COMM_WORLD: a client sends [op, reply_tag, key, value]
+// with tag kRequestTag to rank 0 and waits for the reply on reply_tag (unique per request, so
+// several threads of one process can ask at once). Ops: set, setIfAbsent, get-if-present (one byte
+// "found"
 // + value), check. Waiting is client-side polling, as the other stores do.
 #include "distributed/gloo/mpi_rendezvous.h"
 
@@ -53,7 +54,8 @@ class MpiKeyService {
     const int tag = 2 + static_cast<int>(next_tag_++ % 1000000);
     const std::string msg = Pack(op, tag, key, value);
     C2_ENFORCE(MPI_Send(msg.data(), static_cast<int>(msg.size()), MPI_CHAR, 0, kRequestTag,
-                        comm_) == MPI_SUCCESS, "MPI rendezvous: sending a request to rank 0 failed");
+                        comm_) == MPI_SUCCESS,
+               "MPI rendezvous: sending a request to rank 0 failed");
     MPI_Status status;
     C2_ENFORCE(MPI_Probe(0, tag, comm_, &status) == MPI_SUCCESS, "MPI rendezvous: no reply");
     int count = 0;
@@ -70,8 +72,10 @@ class MpiKeyService {
     if (!initialized) {
       int provided = 0;
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-      C2_ENFORCE(provided == MPI_THREAD_MULTIPLE, "MPI rendezvous needs an MPI library with "
-                 "MPI_THREAD_MULTIPLE support (got level ", provided, ")");
+      C2_ENFORCE(provided == MPI_THREAD_MULTIPLE,
+                 "MPI rendezvous needs an MPI library with "
+                 "MPI_THREAD_MULTIPLE support (got level ",
+                 provided, ")");
       std::atexit([] { Get().Stop(); });
     }
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
@@ -94,13 +98,17 @@ class MpiKeyService {
     std::lock_guard<std::mutex> guard(mutex_);
     auto it = table_.find(key);
     switch (op) {
-      case kSet: table_[key] = value; return "1";
+      case kSet:
+        table_[key] = value;
+        return "1";
       case kSetIfAbsent:
         if (it != table_.end()) return "0";
         table_[key] = value;
         return "1";
-      case kGet: return it == table_.end() ? std::string("0") : "1" + it->second;
-      default: return it == table_.end() ? "0" : "1";
+      case kGet:
+        return it == table_.end() ? std::string("0") : "1" + it->second;
+      default:
+        return it == table_.end() ? "0" : "1";
     }
   }
 

@@ -5,7 +5,8 @@
 namespace caffe2 {
 
 CommonWorldPtr CreateCommonWorldWithMpi(const CommonWorldOptions& options) {
-  C2_THROW("rendezvous '", options.name, "': mpi_rendezvous=1 needs a build with Open MPI "
+  C2_THROW("rendezvous '", options.name,
+           "': mpi_rendezvous=1 needs a build with Open MPI "
            "(install libopenmpi-dev and configure with -DC2_USE_MPI=ON); without it, rendezvous "
            "through a store (--file_store_path or --redis_host)");
 }

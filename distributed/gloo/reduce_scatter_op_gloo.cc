@@ -1,7 +1,7 @@
 // ReduceScatter (engine GLOO): inputs [common_world, X1..Xk, recv_counts], outputs [X1..Xk,
 // recv_counts] in place (ops spec §3.5). recv_counts is an int32 vector with one element count per
-// rank (summing to the buffer size); rank r ends with its reduced chunk at the start of each buffer.
-// float or float16; Gloo's halving-doubling.
+// rank (summing to the buffer size); rank r ends with its reduced chunk at the start of each
+// buffer. float or float16; Gloo's halving-doubling.
 #include <gloo/reduce_scatter.h>
 
 #include "distributed/gloo/collective_op.h"
@@ -16,13 +16,15 @@ class GlooReduceScatterOp final : public GlooOpBase {
  protected:
   void RunCollective() override {
     const int k = InputSize() - 2;
-    C2_ENFORCE(k >= 1, "needs [common_world, X1..Xk, recv_counts] with k >= 1, got ",
-               InputSize(), " inputs");
+    C2_ENFORCE(k >= 1, "needs [common_world, X1..Xk, recv_counts] with k >= 1, got ", InputSize(),
+               " inputs");
     BufferSignature sig = SignatureOf(1, k, {DataType::FLOAT, DataType::FLOAT16});
     const Tensor& counts = Input(InputSize() - 1);
     C2_ENFORCE(counts.IsType<int32_t>() && counts.numel() == World().size(), "recv_counts ('",
-               debug_def().input(InputSize() - 1), "') must be an int32 vector with one count per "
-               "rank (", World().size(), "), got ", counts.DebugString());
+               debug_def().input(InputSize() - 1),
+               "') must be an int32 vector with one count per "
+               "rank (",
+               World().size(), "), got ", counts.DebugString());
     std::vector<int> recv(counts.data<int32_t>(), counts.data<int32_t>() + counts.numel());
     int64_t total = 0;
     for (int c : recv) total += c;

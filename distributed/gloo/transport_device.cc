@@ -68,15 +68,13 @@ const TransportDevice& GetTransportDevice(const std::string& transport,
   if (!device) {
     device = std::make_unique<TransportDevice>(MakeDevice(transport, interface));
   } else if (device->transport != transport || device->interface != interface) {
-    C2_LOG(Warning) << "Gloo: this process already uses the " << device->transport
-                    << " device on '" << device->interface << "'; ignoring the request for "
-                    << transport << " on '" << interface << "' (one device per process)";
+    C2_LOG(Warning) << "Gloo: this process already uses the " << device->transport << " device on '"
+                    << device->interface << "'; ignoring the request for " << transport << " on '"
+                    << interface << "' (one device per process)";
   }
   return *device;
 }
 
-bool IsLoopbackAddress(const std::string& ip) {
-  return ip.rfind("127.", 0) == 0 || ip == "::1";
-}
+bool IsLoopbackAddress(const std::string& ip) { return ip.rfind("127.", 0) == 0 || ip == "::1"; }
 
 }  // namespace caffe2

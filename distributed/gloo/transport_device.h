@@ -16,9 +16,9 @@ namespace caffe2 {
 
 struct TransportDevice {
   std::shared_ptr<gloo::transport::Device> device;
-  std::string transport;   // "tcp" or "ibverbs"
-  std::string interface;   // as asked for ("" = the address the host name resolves to)
-  std::string address;     // the IP the pairs listen on (tcp), or the ibverbs device name
+  std::string transport;  // "tcp" or "ibverbs"
+  std::string interface;  // as asked for ("" = the address the host name resolves to)
+  std::string address;    // the IP the pairs listen on (tcp), or the ibverbs device name
 };
 
 // transport: "tcp" or "ibverbs"; anything else is an error naming the choices.

@@ -17,8 +17,8 @@ class NcclWorldAllgatherOp final : public NcclCollectiveOpBase {
   void RunCollective() override {
     const std::vector<Buffer> buffers = Buffers(1, /*in_place=*/false);
     C2_ENFORCE(InputSize() == 1 + static_cast<int>(buffers.size()), "takes the common world and ",
-               buffers.size(), " buffer(s), one per local GPU of the world; got ",
-               InputSize() - 1, " buffer(s)");
+               buffers.size(), " buffer(s), one per local GPU of the world; got ", InputSize() - 1,
+               " buffer(s)");
     NcclWorld& world = World();
     const Tensor& x0 = *buffers[0].tensor;
     const ncclDataType_t type = NcclTypeOf(x0.dtype(), "the buffers");
@@ -31,7 +31,8 @@ class NcclWorldAllgatherOp final : public NcclCollectiveOpBase {
     out.push_back(y->raw_mutable_data(x0.meta()));
     scratch_.resize(buffers.size() - 1);
     for (size_t i = 1; i < buffers.size(); ++i) {
-      if (!scratch_[i - 1]) scratch_[i - 1] = std::make_unique<Tensor>(Device{kCUDA, world.gpus()[i]});
+      if (!scratch_[i - 1])
+        scratch_[i - 1] = std::make_unique<Tensor>(Device{kCUDA, world.gpus()[i]});
       scratch_[i - 1]->Resize(dims);
       out.push_back(scratch_[i - 1]->raw_mutable_data(x0.meta()));
     }

@@ -15,8 +15,8 @@ class NcclWorldAllreduceOp final : public NcclCollectiveOpBase {
   void RunCollective() override {
     const std::vector<Buffer> buffers = Buffers(1, /*in_place=*/true);
     C2_ENFORCE(InputSize() == 1 + static_cast<int>(buffers.size()), "takes the common world and ",
-               buffers.size(), " buffer(s), one per local GPU of the world; got ",
-               InputSize() - 1, " buffer(s)");
+               buffers.size(), " buffer(s), one per local GPU of the world; got ", InputSize() - 1,
+               " buffer(s)");
     const ncclDataType_t type = NcclTypeOf(buffers[0].tensor->dtype(), "the buffers");
     const size_t count = static_cast<size_t>(buffers[0].tensor->numel());
     if (count == 0) return;

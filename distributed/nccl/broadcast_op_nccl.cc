@@ -17,8 +17,8 @@ class NcclWorldBroadcastOp final : public NcclCollectiveOpBase {
   void RunCollective() override {
     const std::vector<Buffer> buffers = Buffers(1, /*in_place=*/true);
     C2_ENFORCE(InputSize() == 1 + static_cast<int>(buffers.size()), "takes the common world and ",
-               buffers.size(), " buffer(s), one per local GPU of the world; got ",
-               InputSize() - 1, " buffer(s)");
+               buffers.size(), " buffer(s), one per local GPU of the world; got ", InputSize() - 1,
+               " buffer(s)");
     NcclWorld& world = World();
     C2_ENFORCE(root_ >= 0 && root_ < world.size(), "root ", root_, " is not a rank of the ",
                world.size(), "-process ", world.Describe());

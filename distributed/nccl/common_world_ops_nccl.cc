@@ -28,12 +28,15 @@ class NcclCreateCommonWorldOp final : public Operator<CUDAContext> {
   NcclCreateCommonWorldOp(const OperatorDef& def, Workspace* ws)
       : Operator<CUDAContext>(def, ws),
         status_blob_(GetSingleArgument<std::string>("status_blob", "")) {
-    C2_ENFORCE(def.has_name(), "needs a name: it is the rendezvous namespace, and every shard must "
+    C2_ENFORCE(def.has_name(),
+               "needs a name: it is the rendezvous namespace, and every shard must "
                "give its CreateCommonWorld ops the same names in the same order");
-    C2_ENFORCE(!GetSingleArgument<bool>("mpi_rendezvous", false), "engine NCCL rendezvouses "
+    C2_ENFORCE(!GetSingleArgument<bool>("mpi_rendezvous", false),
+               "engine NCCL rendezvouses "
                "through a store handler; mpi_rendezvous is not supported (use engine GLOO, or a "
                "file or Redis store)");
-    C2_ENFORCE(InputSize() == 1, "needs the store handler as input 0 (FileStoreHandlerCreate or "
+    C2_ENFORCE(InputSize() == 1,
+               "needs the store handler as input 0 (FileStoreHandlerCreate or "
                "RedisStoreHandlerCreate)");
     options_.name = def.name();
     options_.size = GetSingleArgument<int>("size", 0);
@@ -42,8 +45,10 @@ class NcclCreateCommonWorldOp final : public Operator<CUDAContext> {
     options_.timeout = std::chrono::milliseconds(GetSingleArgument<int64_t>("timeout_ms", -1));
     C2_ENFORCE(options_.size >= 1, "argument 'size' (the number of processes) must be >= 1, got ",
                options_.size);
-    C2_ENFORCE(options_.rank >= 0 && options_.rank < options_.size, "argument 'rank' must be in "
-               "[0, size) = [0, ", options_.size, "), got ", options_.rank);
+    C2_ENFORCE(options_.rank >= 0 && options_.rank < options_.size,
+               "argument 'rank' must be in "
+               "[0, size) = [0, ",
+               options_.size, "), got ", options_.rank);
     C2_ENFORCE(!options_.gpus.empty(), "argument 'gpus' lists no GPU");
     if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
   }
@@ -83,8 +88,8 @@ class NcclCloneCommonWorldOp final : public Operator<CUDAContext> {
     C2_ENFORCE(blob.IsType<NcclWorldPtr>() && blob.Get<NcclWorldPtr>(), "input 0 ('",
                debug_def().input(0), "') must be an NCCL common world (engine NCCL), but holds ",
                blob.TypeName());
-    const std::string& name = debug_def().name().empty() ? debug_def().output(0)
-                                                         : debug_def().name();
+    const std::string& name =
+        debug_def().name().empty() ? debug_def().output(0) : debug_def().name();
     try {
       NcclWorldPtr clone = blob.Get<NcclWorldPtr>()->Clone(name);
       OutputBlob(0)->Reset(new NcclWorldPtr(std::move(clone)));

@@ -16,9 +16,9 @@ std::string NcclErrorText(ncclResult_t result, ncclComm_t comm = nullptr);
 
 }  // namespace caffe2
 
-#define C2_NCCL_CHECK(expr)                                                                 \
-  do {                                                                                      \
-    ncclResult_t c2_nccl_status = (expr);                                                   \
-    C2_ENFORCE(c2_nccl_status == ncclSuccess, "NCCL error in ", #expr, ": ",               \
-               ::caffe2::NcclErrorText(c2_nccl_status));                                    \
+#define C2_NCCL_CHECK(expr)                                                  \
+  do {                                                                       \
+    ncclResult_t c2_nccl_status = (expr);                                    \
+    C2_ENFORCE(c2_nccl_status == ncclSuccess, "NCCL error in ", #expr, ": ", \
+               ::caffe2::NcclErrorText(c2_nccl_status));                     \
   } while (0)

@@ -30,8 +30,8 @@ const NcclClique& GetNcclClique(const std::vector<int>& devices) {
       cliques->erase(devices);
       std::string list;
       for (int d : devices) list += (list.empty() ? "" : ", ") + std::to_string(d);
-      C2_THROW("could not create the NCCL communicators of GPUs [", list, "]: ",
-               NcclErrorText(result));
+      C2_THROW("could not create the NCCL communicators of GPUs [", list,
+               "]: ", NcclErrorText(result));
     }
     slot = std::move(clique);
   }

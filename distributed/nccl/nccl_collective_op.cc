@@ -26,8 +26,10 @@ std::exception_ptr NcclCollectiveOpBase::WireFailure(std::exception_ptr error) {
 NcclWorld& NcclCollectiveOpBase::World() {
   const Blob& blob = InputBlob(0);
   C2_ENFORCE(blob.IsType<NcclWorldPtr>() && blob.Get<NcclWorldPtr>(), "input 0 ('",
-             debug_def().input(0), "') must be an NCCL common world (CreateCommonWorld or "
-             "CloneCommonWorld with engine='NCCL') but holds ", blob.TypeName());
+             debug_def().input(0),
+             "') must be an NCCL common world (CreateCommonWorld or "
+             "CloneCommonWorld with engine='NCCL') but holds ",
+             blob.TypeName());
   return *blob.Get<NcclWorldPtr>();
 }
 
@@ -35,9 +37,10 @@ std::vector<NcclCollectiveOpBase::Buffer> NcclCollectiveOpBase::Buffers(int firs
   NcclWorld& world = World();
   const std::vector<int>& gpus = world.gpus();
   const int k = world.local_size();
-  C2_ENFORCE(InputSize() >= first + k, world.Describe(), " has ", k, " local GPU(s), so the op "
-             "needs ", k, " buffer(s) from input ", first, " on, one per GPU; it has ",
-             InputSize() - first);
+  C2_ENFORCE(InputSize() >= first + k, world.Describe(), " has ", k,
+             " local GPU(s), so the op "
+             "needs ",
+             k, " buffer(s) from input ", first, " on, one per GPU; it has ", InputSize() - first);
   std::vector<Buffer> buffers;
   for (int i = 0; i < k; ++i) {
     const int index = first + i;
@@ -49,15 +52,17 @@ std::vector<NcclCollectiveOpBase::Buffer> NcclCollectiveOpBase::Buffers(int firs
     C2_ENFORCE(x.initialized() && x.dtype() != DataType::UNDEFINED, name, " holds no data yet");
     if (i > 0) {
       const Tensor& x0 = *buffers[0].tensor;
-      C2_ENFORCE(x.dtype() == x0.dtype() && x.numel() == x0.numel(), "every buffer must have the "
-                 "same size and dtype: input ", first, " ('", debug_def().input(first), "') is ",
-                 x0.numel(), " x ", DataTypeName(x0.dtype()), " but ", name, " is ", x.numel(),
-                 " x ", DataTypeName(x.dtype()));
+      C2_ENFORCE(x.dtype() == x0.dtype() && x.numel() == x0.numel(),
+                 "every buffer must have the "
+                 "same size and dtype: input ",
+                 first, " ('", debug_def().input(first), "') is ", x0.numel(), " x ",
+                 DataTypeName(x0.dtype()), " but ", name, " is ", x.numel(), " x ",
+                 DataTypeName(x.dtype()));
     }
     Buffer buffer;
     if (in_place) {
-      C2_ENFORCE(IsInputOutputAlias(index, index - first), name, " must be output ",
-                 index - first, " too (the op works in place)");
+      C2_ENFORCE(IsInputOutputAlias(index, index - first), name, " must be output ", index - first,
+                 " too (the op works in place)");
       Tensor* tensor = OutputBlob(index - first)->GetMutable<Tensor>();
       buffer.tensor = tensor;
       buffer.out = tensor->raw_mutable_data();

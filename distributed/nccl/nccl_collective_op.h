@@ -24,7 +24,6 @@
 
 namespace caffe2 {
 
-
 class NcclCollectiveOpBase : public Operator<CUDAContext>, public CollectiveOp {
  public:
   NcclCollectiveOpBase(const OperatorDef& def, Workspace* ws);

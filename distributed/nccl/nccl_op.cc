@@ -58,9 +58,10 @@ std::vector<NcclOpBase::Rank> NcclOpBase::ValidatedRanks() const {
     }
     if (i > 0) {
       const Tensor& x0 = *ranks[0].x;
-      C2_ENFORCE(x.dtype() == x0.dtype() && x.numel() == x0.numel(), "every input must have the "
-                 "same dtype and size: ", InputName(0), " is ", Describe(x0), " but ",
-                 InputName(i), " is ", Describe(x));
+      C2_ENFORCE(x.dtype() == x0.dtype() && x.numel() == x0.numel(),
+                 "every input must have the "
+                 "same dtype and size: ",
+                 InputName(0), " is ", Describe(x0), " but ", InputName(i), " is ", Describe(x));
     }
     Rank rank;
     rank.x = &x;
@@ -110,8 +111,9 @@ bool NcclOpBase::RunOnDevice() {
       failed = i;
     }
     const ncclResult_t end = ncclGroupEnd();
-    C2_ENFORCE(failure == ncclSuccess, "NCCL refused the call of ", InputName(static_cast<int>(failed)),
-               " on GPU ", ranks[failed].gpu, ": ", NcclErrorText(failure));
+    C2_ENFORCE(failure == ncclSuccess, "NCCL refused the call of ",
+               InputName(static_cast<int>(failed)), " on GPU ", ranks[failed].gpu, ": ",
+               NcclErrorText(failure));
     C2_ENFORCE(end == ncclSuccess, "ncclGroupEnd failed: ", NcclErrorText(end));
     for (size_t i = 0; i < ranks.size(); ++i) {
       C2_CUDA_CHECK(cudaSetDevice(ranks[i].gpu));

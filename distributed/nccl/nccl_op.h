@@ -54,8 +54,8 @@ class NcclOpBase : public Operator<CUDAContext> {
   virtual void PrepareOutputs(std::vector<Rank>& ranks) = 0;
   // Enqueues one rank's NCCL call (count = elements of each input) on `stream`; called between
   // ncclGroupStart and ncclGroupEnd, so it must not throw.
-  virtual ncclResult_t Enqueue(const Rank& rank, size_t count, ncclDataType_t type,
-                               ncclComm_t comm, cudaStream_t stream) = 0;
+  virtual ncclResult_t Enqueue(const Rank& rank, size_t count, ncclDataType_t type, ncclComm_t comm,
+                               cudaStream_t stream) = 0;
 
   // Output `index` as a tensor on `gpu`, sized `dims`, with X's dtype.
   Tensor* OutputOn(int index, int gpu, const std::vector<int64_t>& dims, const Tensor& x);

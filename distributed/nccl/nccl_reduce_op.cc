@@ -8,8 +8,7 @@ class NcclReduceOp final : public NcclOpBase {
  public:
   NcclReduceOp(const OperatorDef& def, Workspace* ws) : NcclOpBase(def, ws), root_(Root()) {
     C2_ENFORCE(root_ == 0 || !IsInputOutputAlias(0, 0), "output 0 ('", def.output(0),
-               "') is input 0 in place, which can hold the sum only with root 0; got root ",
-               root_);
+               "') is input 0 in place, which can hold the sum only with root 0; got root ", root_);
   }
 
  protected:

@@ -15,8 +15,10 @@ class NcclReduceScatterOp final : public NcclOpBase {
     for (size_t i = 0; i < ranks.size(); ++i) {
       const Tensor& x = *ranks[i].x;
       C2_ENFORCE(x.ndim() >= 1 && x.dim(0) == n, InputName(static_cast<int>(i)), " has dims ",
-                 Tensor::DimsString(x.dims()), "; its first dimension must be the number of "
-                 "inputs (", n, "), one block per GPU");
+                 Tensor::DimsString(x.dims()),
+                 "; its first dimension must be the number of "
+                 "inputs (",
+                 n, "), one block per GPU");
       const std::vector<int64_t> dims(x.dims().begin() + 1, x.dims().end());
       ranks[i].y = OutputOn(static_cast<int>(i), ranks[i].gpu, dims, x);
     }

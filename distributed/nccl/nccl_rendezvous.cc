@@ -58,7 +58,8 @@ std::string JoinRanks(const std::vector<int>& ranks) {
              " (every common world needs a name of its own within a run id)");
   }
   C2_THROW("NCCL rendezvous '", name, "': rank ", rank, " is claimed twice: by ", other.Describe(),
-           " and by this process (", me.Describe(), "); every shard needs its own --shard_id, "
+           " and by this process (", me.Describe(),
+           "); every shard needs its own --shard_id, "
            "and every run a fresh --run_id");
 }
 
@@ -76,13 +77,15 @@ void WaitForEveryone(StoreHandler& store, const std::string& name, int rank, int
       if (!store.check({keys[r]})) missing.push_back(r);
     }
     const std::string what =
-        missing.empty() ? std::string("rank 0 claimed its rank but never published the NCCL "
-                                      "unique id")
-                        : MakeString("rank(s) ", JoinRanks(missing), " of ", size,
-                                     " never arrived");
+        missing.empty()
+            ? std::string(
+                  "rank 0 claimed its rank but never published the NCCL "
+                  "unique id")
+            : MakeString("rank(s) ", JoinRanks(missing), " of ", size, " never arrived");
     throw StoreHandlerTimeoutException(MakeString(
         kStoreTimeoutMessagePrefix, "NCCL rendezvous '", name, "': ", what, " within ",
-        timeout.count(), " ms (this is rank ", rank, "). Check that every shard was started with "
+        timeout.count(), " ms (this is rank ", rank,
+        "). Check that every shard was started with "
         "the same --run_id, --num_shards and store (--file_store_path or --redis_host), and that "
         "those shards are running"));
   }
@@ -103,7 +106,8 @@ void CheckMembers(const std::string& name, const std::vector<NcclMember>& member
       C2_ENFORCE(inserted.second || inserted.first->second == r, "NCCL rendezvous '", name,
                  "': GPU ", gpu, " on host '", members[r].host, "' is used by rank ",
                  inserted.first->second, " (", members[inserted.first->second].Describe(),
-                 ") and by rank ", r, " (", members[r].Describe(), "); NCCL needs a GPU of its "
+                 ") and by rank ", r, " (", members[r].Describe(),
+                 "); NCCL needs a GPU of its "
                  "own for each rank: give the shards on one host different GPUs");
       C2_ENFORCE(inserted.second, "NCCL rendezvous '", name, "': rank ", r, " (",
                  members[r].Describe(), ") lists GPU ", gpu, " twice");
@@ -162,8 +166,10 @@ NcclRendezvousResult NcclRendezvous(StoreHandler& store, const std::string& name
                                     int size, const NcclMember& me,
                                     std::chrono::milliseconds timeout) {
   C2_ENFORCE(size >= 1, "NCCL rendezvous '", name, "': size must be >= 1, got ", size);
-  C2_ENFORCE(rank >= 0 && rank < size, "NCCL rendezvous '", name, "': rank must be in [0, size) = "
-             "[0, ", size, "), got ", rank);
+  C2_ENFORCE(rank >= 0 && rank < size, "NCCL rendezvous '", name,
+             "': rank must be in [0, size) = "
+             "[0, ",
+             size, "), got ", rank);
   C2_ENFORCE(!me.gpus.empty(), "NCCL rendezvous '", name, "': this process brings no GPU");
   const std::string claim = MemberKey(name, rank);
   if (!store.setIfAbsent(claim, me.Encode())) {

@@ -25,7 +25,7 @@
 namespace caffe2 {
 
 struct NcclMember {
-  std::string host;               // gethostname(), or $C2_RENDEZVOUS_HOSTNAME when set
+  std::string host;  // gethostname(), or $C2_RENDEZVOUS_HOSTNAME when set
   int64_t pid = 0;
   std::vector<std::string> gpus;  // PCI bus id of each local GPU, in NCCL rank order
 

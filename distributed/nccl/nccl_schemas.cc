@@ -71,8 +71,9 @@ OPERATOR_SCHEMA(NCCLReduce)
     .IdenticalTypeAndShapeOfInput(0)
     .InputsCanCrossDevices()
     .DeviceInference(InputIOnGpuI)
-    .SetDoc("Sums one tensor per GPU into Y, on the GPU of input `root`. In place only as Y = X_0 "
-            "with root 0.")
+    .SetDoc(
+        "Sums one tensor per GPU into Y, on the GPU of input `root`. In place only as Y = X_0 "
+        "with root 0.")
     .Arg("root", "(int, default 0) the index of the input whose GPU receives the sum")
     .Input(0, "X_0..X_n-1", "one CUDA tensor per GPU")
     .Output(0, "Y", "the sum");
@@ -87,12 +88,14 @@ OPERATOR_SCHEMA(NCCLAllGather)
       std::vector<TensorShape> out(in);
       for (auto& shape : out) {
         shape.mutable_dims()->Add(static_cast<int64_t>(in.size()));
-        for (int d = shape.dims_size() - 1; d > 0; --d) shape.mutable_dims()->SwapElements(d, d - 1);
+        for (int d = shape.dims_size() - 1; d > 0; --d)
+          shape.mutable_dims()->SwapElements(d, d - 1);
       }
       return out;
     })
-    .SetDoc("Gives every GPU all the inputs: output i, on input i's GPU, has dims [n] + dims(X_i) "
-            "and holds X_0..X_n-1 in order.")
+    .SetDoc(
+        "Gives every GPU all the inputs: output i, on input i's GPU, has dims [n] + dims(X_i) "
+        "and holds X_0..X_n-1 in order.")
     .Input(0, "X_0..X_n-1", "one CUDA tensor per GPU")
     .Output(0, "Y_0..Y_n-1", "the gathered inputs");
 
@@ -109,8 +112,9 @@ OPERATOR_SCHEMA(NCCLReduceScatter)
       }
       return out;
     })
-    .SetDoc("Inputs of dims [n, ...]: output i, on input i's GPU, is the sum over the inputs of "
-            "their block i, of dims dims(X_i)[1:].")
+    .SetDoc(
+        "Inputs of dims [n, ...]: output i, on input i's GPU, is the sum over the inputs of "
+        "their block i, of dims dims(X_i)[1:].")
     .Input(0, "X_0..X_n-1", "one CUDA tensor per GPU, first dimension n")
     .Output(0, "Y_0..Y_n-1", "block i of the sum");
 

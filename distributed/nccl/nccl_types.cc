@@ -10,7 +10,7 @@ namespace {
 
 const std::vector<std::pair<DataType, ncclDataType_t>>& Table() {
   static const std::vector<std::pair<DataType, ncclDataType_t>> table = {
-      {DataType::FLOAT, ncclFloat32}, {DataType::FLOAT16, ncclFloat16},
+      {DataType::FLOAT, ncclFloat32},  {DataType::FLOAT16, ncclFloat16},
       {DataType::DOUBLE, ncclFloat64}, {DataType::INT32, ncclInt32},
       {DataType::INT64, ncclInt64},    {DataType::INT8, ncclInt8},
       {DataType::UINT8, ncclUint8},
@@ -24,13 +24,14 @@ ncclDataType_t NcclTypeOf(DataType dtype, const std::string& what) {
   for (const auto& entry : Table()) {
     if (entry.first == dtype) return entry.second;
   }
-  C2_THROW(what, " has dtype ", DataTypeName(dtype), ", which NCCL cannot carry; supported: ",
-           NcclSupportedTypeNames());
+  C2_THROW(what, " has dtype ", DataTypeName(dtype),
+           ", which NCCL cannot carry; supported: ", NcclSupportedTypeNames());
 }
 
 std::string NcclSupportedTypeNames() {
   std::string names;
-  for (const auto& entry : Table()) names += (names.empty() ? "" : ", ") + DataTypeName(entry.first);
+  for (const auto& entry : Table())
+    names += (names.empty() ? "" : ", ") + DataTypeName(entry.first);
   return names;
 }
 

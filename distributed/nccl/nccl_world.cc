@@ -59,15 +59,17 @@ std::shared_ptr<NcclWorld> NcclWorld::Create(const StoreHandlerPtr& store,
   for (int g : options.gpus) {
     C2_ENFORCE(g >= 0 && g < visible, "NCCL common world '", name, "': GPU ", g, " of ",
                GpuList(options.gpus), " is not one of the ", visible, " visible GPU(s)");
-    C2_ENFORCE(seen.insert(g).second, "NCCL common world '", name, "': GPU ", g, " appears twice "
-               "in ", GpuList(options.gpus));
+    C2_ENFORCE(seen.insert(g).second, "NCCL common world '", name, "': GPU ", g,
+               " appears twice "
+               "in ",
+               GpuList(options.gpus));
   }
   if (options.timeout.count() <= 0) options.timeout = kDefaultTimeout;
 
   std::vector<std::string> buses;
   for (int g : options.gpus) buses.push_back(BusId(g));
-  const NcclRendezvousResult rendezvous = NcclRendezvous(
-      *store, name, options.rank, options.size, NcclMember::Me(buses), options.timeout);
+  const NcclRendezvousResult rendezvous = NcclRendezvous(*store, name, options.rank, options.size,
+                                                         NcclMember::Me(buses), options.timeout);
   ncclUniqueId id;
   std::memcpy(id.internal, rendezvous.unique_id.data(), sizeof(id.internal));
 
@@ -92,8 +94,8 @@ std::shared_ptr<NcclWorld> NcclWorld::Create(const StoreHandlerPtr& store,
   cudaSetDevice(current);
   if (failure != ncclSuccess) {
     world->AbortAndThrow(MakeString("creating the NCCL communicator of GPU ", options.gpus[failed],
-                                    " for ", world->Describe(), " failed: ",
-                                    NcclErrorText(failure)));
+                                    " for ", world->Describe(),
+                                    " failed: ", NcclErrorText(failure)));
   }
   if (end != ncclSuccess && end != ncclInProgress) {
     world->AbortAndThrow(MakeString("creating the NCCL communicators of ", world->Describe(),
@@ -104,8 +106,8 @@ std::shared_ptr<NcclWorld> NcclWorld::Create(const StoreHandlerPtr& store,
 }
 
 std::shared_ptr<NcclWorld> NcclWorld::Clone(const std::string& name) const {
-  C2_ENFORCE(aborted_.empty(), "cannot clone ", Describe(), ": it was aborted after a failure: ",
-             aborted_);
+  C2_ENFORCE(aborted_.empty(), "cannot clone ", Describe(),
+             ": it was aborted after a failure: ", aborted_);
   NcclWorldOptions options = options_;
   options.name = name;
   return Create(store_, options);
@@ -145,8 +147,8 @@ NcclWorld::~NcclWorld() {
 }
 
 std::string NcclWorld::Describe() const {
-  return MakeString("common world '", name(), "' (NCCL, rank ", rank(), " of ", size(),
-                    ", GPUs ", GpuList(gpus()), ")");
+  return MakeString("common world '", name(), "' (NCCL, rank ", rank(), " of ", size(), ", GPUs ",
+                    GpuList(gpus()), ")");
 }
 
 void NcclWorld::AbortAndThrow(const std::string& message) {
@@ -206,8 +208,10 @@ void NcclWorld::Run(const std::string& what, int stream_id,
                     const std::function<ncclResult_t(int, ncclComm_t, cudaStream_t)>& enqueue) {
   std::lock_guard<std::mutex> lock(NcclLaunchMutex());
   if (!aborted_.empty()) {
-    throw NcclError(MakeString(what, " on ", Describe(), ": the world was aborted after an "
-                               "earlier failure: ", aborted_));
+    throw NcclError(MakeString(what, " on ", Describe(),
+                               ": the world was aborted after an "
+                               "earlier failure: ",
+                               aborted_));
   }
   int current = 0;
   C2_CUDA_CHECK(cudaGetDevice(&current));

@@ -45,9 +45,9 @@
 namespace caffe2 {
 
 struct NcclWorldOptions {
-  std::string name;  // rendezvous namespace (the CreateCommonWorld op's name)
-  int rank = 0;      // this process's shard
-  int size = 0;      // number of processes
+  std::string name;       // rendezvous namespace (the CreateCommonWorld op's name)
+  int rank = 0;           // this process's shard
+  int size = 0;           // number of processes
   std::vector<int> gpus;  // this process's GPUs, one NCCL rank each
   std::chrono::milliseconds timeout{30000};
 };
@@ -92,7 +92,7 @@ class NcclWorld {
   StoreHandlerPtr store_;
   ncclConfig_t config_;  // kept alive: non-blocking initialisation may read it after the call
   std::vector<ncclComm_t> comms_;  // comms_[i] on gpus[i]
-  std::string aborted_;  // why the world was aborted; empty while healthy
+  std::string aborted_;            // why the world was aborted; empty while healthy
 };
 
 using NcclWorldPtr = std::shared_ptr<NcclWorld>;

@@ -9,8 +9,9 @@ namespace {
 class NoNcclOp final : public OperatorBase {
  public:
   NoNcclOp(const OperatorDef& def, Workspace* ws) : OperatorBase(def, ws) {
-    C2_THROW("this build has no NCCL (C2_USE_NCCL=OFF, or nccl.h / libnccl were not found in the "
-             "CUDA toolkit at configure time); rebuild with NCCL, or use Copy and Sum across GPUs");
+    C2_THROW(
+        "this build has no NCCL (C2_USE_NCCL=OFF, or nccl.h / libnccl were not found in the "
+        "CUDA toolkit at configure time); rebuild with NCCL, or use Copy and Sum across GPUs");
   }
 
  protected:

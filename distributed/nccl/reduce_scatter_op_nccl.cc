@@ -26,8 +26,10 @@ class NcclWorldReduceScatterOp final : public NcclCollectiveOpBase {
   void RunCollective() override {
     NcclWorld& world = World();
     const int k = world.local_size();
-    C2_ENFORCE(InputSize() == k + 2, "takes the common world, ", k, " buffer(s) (one per local "
-               "GPU of the world) and recv_counts; got ", InputSize(), " inputs");
+    C2_ENFORCE(InputSize() == k + 2, "takes the common world, ", k,
+               " buffer(s) (one per local "
+               "GPU of the world) and recv_counts; got ",
+               InputSize(), " inputs");
     const std::vector<Buffer> buffers = Buffers(1, /*in_place=*/true);
     const std::vector<int64_t> counts = RecvCounts(world, buffers[0].tensor->numel());
     const ncclDataType_t type = NcclTypeOf(buffers[0].tensor->dtype(), "the buffers");
@@ -37,8 +39,8 @@ class NcclWorldReduceScatterOp final : public NcclCollectiveOpBase {
     const size_t offset = static_cast<size_t>(
         std::accumulate(counts.begin(), counts.begin() + world.rank(), int64_t{0}));
     if (count == 0) return;
-    const bool equal = std::all_of(counts.begin(), counts.end(),
-                                   [&](int64_t c) { return c == counts[0]; });
+    const bool equal =
+        std::all_of(counts.begin(), counts.end(), [&](int64_t c) { return c == counts[0]; });
     if (k == 1 && equal) {
       world.Run(What(), stream_id(), [&](int, ncclComm_t comm, cudaStream_t stream) {
         char* base = static_cast<char*>(buffers[0].out);
@@ -50,7 +52,8 @@ class NcclWorldReduceScatterOp final : public NcclCollectiveOpBase {
       });
     }
     if (offset == 0 || mine == 0) return;
-    for (int i = 0; i < k; ++i) MoveToFront(world.gpus()[i], buffers[i], offset * item, mine * item);
+    for (int i = 0; i < k; ++i)
+      MoveToFront(world.gpus()[i], buffers[i], offset * item, mine * item);
   }
 
  private:
@@ -63,8 +66,10 @@ class NcclWorldReduceScatterOp final : public NcclCollectiveOpBase {
     Tensor host(Device{kCPU, 0});
     host.CopyFrom(given);
     C2_ENFORCE(host.IsType<int32_t>() && host.numel() == world.size(), "recv_counts ('",
-               debug_def().input(index), "') must be an int32 vector with one count per process "
-               "(", world.size(), "), got ", given.DebugString());
+               debug_def().input(index),
+               "') must be an int32 vector with one count per process "
+               "(",
+               world.size(), "), got ", given.DebugString());
     std::vector<int64_t> counts(host.data<int32_t>(), host.data<int32_t>() + host.numel());
     int64_t sum = 0;
     for (int64_t c : counts) {

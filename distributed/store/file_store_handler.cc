@@ -47,26 +47,46 @@ void Murmur3x64_128(const std::string& s, uint32_t seed, unsigned char out[16]) 
   const size_t nblocks = len / 16;
   for (size_t i = 0; i < nblocks; ++i) {
     uint64_t k1 = LoadLE64(data + 16 * i), k2 = LoadLE64(data + 16 * i + 8);
-    k1 *= c1; k1 = Rotl64(k1, 31); k1 *= c2; h1 ^= k1;
-    h1 = Rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
-    k2 *= c2; k2 = Rotl64(k2, 33); k2 *= c1; h2 ^= k2;
-    h2 = Rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+    k1 *= c1;
+    k1 = Rotl64(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
+    h1 = Rotl64(h1, 27);
+    h1 += h2;
+    h1 = h1 * 5 + 0x52dce729;
+    k2 *= c2;
+    k2 = Rotl64(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
+    h2 = Rotl64(h2, 31);
+    h2 += h1;
+    h2 = h2 * 5 + 0x38495ab5;
   }
   const unsigned char* tail = data + nblocks * 16;
   const size_t rest = len & 15;
   uint64_t k1 = 0, k2 = 0;
   for (size_t i = rest; i > 8; --i) k2 ^= uint64_t(tail[i - 1]) << (8 * (i - 9));
   if (rest > 8) {
-    k2 *= c2; k2 = Rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+    k2 *= c2;
+    k2 = Rotl64(k2, 33);
+    k2 *= c1;
+    h2 ^= k2;
   }
   for (size_t i = rest < 8 ? rest : 8; i > 0; --i) k1 ^= uint64_t(tail[i - 1]) << (8 * (i - 1));
   if (rest > 0) {
-    k1 *= c1; k1 = Rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+    k1 *= c1;
+    k1 = Rotl64(k1, 31);
+    k1 *= c2;
+    h1 ^= k1;
   }
-  h1 ^= len; h2 ^= len;
-  h1 += h2; h2 += h1;
-  h1 = FinalMix64(h1); h2 = FinalMix64(h2);
-  h1 += h2; h2 += h1;
+  h1 ^= len;
+  h2 ^= len;
+  h1 += h2;
+  h2 += h1;
+  h1 = FinalMix64(h1);
+  h2 = FinalMix64(h2);
+  h1 += h2;
+  h2 += h1;
   for (int i = 0; i < 8; ++i) {
     out[i] = static_cast<unsigned char>(h1 >> (8 * i));
     out[8 + i] = static_cast<unsigned char>(h2 >> (8 * i));
@@ -99,8 +119,9 @@ FileStoreHandler::FileStoreHandler(const std::string& path, const std::string& p
   C2_ENFORCE(!path.empty(), "FileStoreHandler needs a store directory: argument 'path' is empty");
   char resolved[PATH_MAX];
   if (realpath(path.c_str(), resolved) == nullptr) {
-    C2_THROW("FileStoreHandler: the store directory '", path, "' cannot be used: ",
-             ErrnoText(errno), " (create it, on a file system every peer sees, before the run)");
+    C2_THROW("FileStoreHandler: the store directory '", path,
+             "' cannot be used: ", ErrnoText(errno),
+             " (create it, on a file system every peer sees, before the run)");
   }
   struct stat st;
   C2_ENFORCE(stat(resolved, &st) == 0 && S_ISDIR(st.st_mode), "FileStoreHandler: the store path '",
@@ -133,8 +154,7 @@ std::vector<std::pair<std::string, std::string>> FileStoreHandler::OtherNamespac
     if (entry->d_name[0] == '.' || sibling == base_) continue;
     if (access((sibling + "/" + object).c_str(), F_OK) != 0) continue;
     std::ifstream id_file(sibling + "/" + kRunIdFile);
-    std::string run_id((std::istreambuf_iterator<char>(id_file)),
-                       std::istreambuf_iterator<char>());
+    std::string run_id((std::istreambuf_iterator<char>(id_file)), std::istreambuf_iterator<char>());
     std::ifstream value_file(sibling + "/" + object, std::ios::binary);
     std::string value((std::istreambuf_iterator<char>(value_file)),
                       std::istreambuf_iterator<char>());
@@ -164,7 +184,8 @@ std::string FileStoreHandler::WriteTemporary(const std::string& name, const std:
       int err = errno;
       close(fd);
       unlink(tmp.c_str());
-      C2_THROW("FileStoreHandler: writing key '", name, "' to '", tmp, "' failed: ", ErrnoText(err));
+      C2_THROW("FileStoreHandler: writing key '", name, "' to '", tmp,
+               "' failed: ", ErrnoText(err));
     }
     done += static_cast<size_t>(n);
   }
@@ -258,8 +279,8 @@ bool FileStoreHandler::check(const std::vector<std::string>& names) {
     int fd = open(path.c_str(), O_RDONLY);
     if (fd < 0) {
       if (errno == ENOENT) return false;
-      C2_THROW("FileStoreHandler: cannot open '", path, "' for key '", name, "': ",
-               ErrnoText(errno));
+      C2_THROW("FileStoreHandler: cannot open '", path, "' for key '", name,
+               "': ", ErrnoText(errno));
     }
     close(fd);
   }

@@ -1,13 +1,13 @@
 // FileStoreHandler: a StoreHandler on a shared directory (ops spec §3.2).
 //
-// Layout: base = realpath(path), plus "/" + EncodeStoreName(prefix) when prefix is not empty (created
-// with mode 0777, an existing directory is fine). Key k lives in base/EncodeStoreName(k). set writes
-// a hidden temporary file in base and renames it over the object, so a reader sees either nothing or
-// the whole value; an existing value is overwritten silently. Files are never deleted: reusing
-// path + prefix finds the previous run's keys (use a fresh run id).
+// Layout: base = realpath(path), plus "/" + EncodeStoreName(prefix) when prefix is not empty
+// (created with mode 0777, an existing directory is fine). Key k lives in base/EncodeStoreName(k).
+// set writes a hidden temporary file in base and renames it over the object, so a reader sees
+// either nothing or the whole value; an existing value is overwritten silently. Files are never
+// deleted: reusing path + prefix finds the previous run's keys (use a fresh run id).
 //
-// With a prefix, the run directory also holds a hidden file .c2_run_id with the prefix in plain text
-// (extension; upstream ignores it), so that a rendezvous can name the run id a peer used.
+// With a prefix, the run directory also holds a hidden file .c2_run_id with the prefix in plain
+// text (extension; upstream ignores it), so that a rendezvous can name the run id a peer used.
 //
 // Differences from upstream, all of them turning aborts into errors: a path that does not exist or
 // is not a directory throws (upstream aborts in realpath's CHECK); add is implemented (upstream
@@ -52,8 +52,8 @@ class FileStoreHandler final : public StoreHandler {
   std::string WriteTemporary(const std::string& name, const std::string& data);
   std::string ReadFile(const std::string& name) const;
 
-  std::string root_;  // realpath(path)
-  std::string base_;  // root_, or root_/EncodeStoreName(prefix)
+  std::string root_;      // realpath(path)
+  std::string base_;      // root_, or root_/EncodeStoreName(prefix)
   std::mutex add_mutex_;  // flock is per open file description; threads also serialise here
 };
 

@@ -5,7 +5,8 @@
 namespace caffe2 {
 
 std::unique_ptr<StoreHandler> CreateRedisStoreHandler(const std::string& host, int port,
-                                                      const std::string& prefix, std::chrono::milliseconds) {
+                                                      const std::string& prefix,
+                                                      std::chrono::milliseconds) {
   C2_THROW("not built with Redis: cannot connect to ", host, ":", port,
            " (rebuild with -DC2_USE_REDIS=ON and libhiredis-dev installed, or use "
            "FileStoreHandlerCreate)");

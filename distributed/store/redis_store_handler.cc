@@ -20,7 +20,8 @@ using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
 
 class RedisStoreHandler final : public StoreHandler {
  public:
-  RedisStoreHandler(const std::string& host, int port, const std::string& prefix, std::chrono::milliseconds timeout)
+  RedisStoreHandler(const std::string& host, int port, const std::string& prefix,
+                    std::chrono::milliseconds timeout)
       : host_(host), port_(port), prefix_(prefix), timeout_(timeout) {
     Connect();
   }
@@ -45,16 +46,16 @@ class RedisStoreHandler final : public StoreHandler {
     wait({name}, timeout);
     const std::string key = prefix_ + name;
     Reply reply = Command({"GET", key}, name);
-    C2_ENFORCE(reply->type == REDIS_REPLY_STRING, "Redis GET on '", key,
-               "' returned ", Describe(reply.get()), " instead of a string");
+    C2_ENFORCE(reply->type == REDIS_REPLY_STRING, "Redis GET on '", key, "' returned ",
+               Describe(reply.get()), " instead of a string");
     return std::string(reply->str, reply->len);
   }
 
   int64_t add(const std::string& name, int64_t value) override {
     const std::string key = prefix_ + name;
     Reply reply = Command({"INCRBY", key, std::to_string(value)}, name);
-    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis INCRBY on '", key, "' failed: ",
-               Describe(reply.get()));
+    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis INCRBY on '", key,
+               "' failed: ", Describe(reply.get()));
     return reply->integer;
   }
 
@@ -63,8 +64,7 @@ class RedisStoreHandler final : public StoreHandler {
     std::vector<std::string> args{"EXISTS"};
     for (const std::string& name : names) args.push_back(prefix_ + name);
     Reply reply = Command(args, names.front());
-    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis EXISTS returned ",
-               Describe(reply.get()));
+    C2_ENFORCE(reply->type == REDIS_REPLY_INTEGER, "Redis EXISTS returned ", Describe(reply.get()));
     return reply->integer == static_cast<long long>(names.size());
   }
 
@@ -108,7 +108,8 @@ class RedisStoreHandler final : public StoreHandler {
       redisFree(ctx_);
       ctx_ = nullptr;
     }
-    const struct timeval connect_timeout = TimeVal(std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(5)));
+    const struct timeval connect_timeout =
+        TimeVal(std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(5)));
     redisContext* ctx = redisConnectWithTimeout(host_.c_str(), port_, connect_timeout);
     if (ctx == nullptr) C2_THROW("Cannot connect to Redis at ", Address(), ": out of memory");
     if (ctx->err) {
@@ -122,7 +123,8 @@ class RedisStoreHandler final : public StoreHandler {
   }
 
   static struct timeval TimeVal(std::chrono::milliseconds ms) {
-    return {static_cast<time_t>(ms.count() / 1000), static_cast<suseconds_t>((ms.count() % 1000) * 1000)};
+    return {static_cast<time_t>(ms.count() / 1000),
+            static_cast<suseconds_t>((ms.count() % 1000) * 1000)};
   }
 
   // Runs one command; on a connection error reconnects once and retries. Error replies throw.
@@ -140,16 +142,17 @@ class RedisStoreHandler final : public StoreHandler {
           redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), argl.data()));
       if (raw != nullptr) {
         Reply reply(raw);
-        C2_ENFORCE(reply->type != REDIS_REPLY_ERROR, "Redis at ", Address(), " refused ",
-                   args[0], " for key '", name, "': ", std::string(reply->str, reply->len));
+        C2_ENFORCE(reply->type != REDIS_REPLY_ERROR, "Redis at ", Address(), " refused ", args[0],
+                   " for key '", name, "': ", std::string(reply->str, reply->len));
         return reply;
       }
       std::string err = ctx_->errstr;
       const bool timed_out = ctx_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
       redisFree(ctx_);
       ctx_ = nullptr;
-      C2_ENFORCE(!timed_out, "Redis at ", Address(), " did not answer ", args[0], " for key '", name, "' within ",
-                 timeout_.count(), " ms (does a Redis server listen there, and is it stuck?)");
+      C2_ENFORCE(!timed_out, "Redis at ", Address(), " did not answer ", args[0], " for key '",
+                 name, "' within ", timeout_.count(),
+                 " ms (does a Redis server listen there, and is it stuck?)");
       if (attempt >= 1) {
         C2_THROW("Redis ", args[0], " for key '", name, "' failed: lost the connection to ",
                  Address(), ": ", err);
@@ -159,12 +162,18 @@ class RedisStoreHandler final : public StoreHandler {
 
   static std::string Describe(const redisReply* r) {
     switch (r->type) {
-      case REDIS_REPLY_STRING: return "a string";
-      case REDIS_REPLY_INTEGER: return "the integer " + std::to_string(r->integer);
-      case REDIS_REPLY_NIL: return "nil (no such key)";
-      case REDIS_REPLY_ARRAY: return "an array";
-      case REDIS_REPLY_STATUS: return "status " + std::string(r->str, r->len);
-      default: return "reply type " + std::to_string(r->type);
+      case REDIS_REPLY_STRING:
+        return "a string";
+      case REDIS_REPLY_INTEGER:
+        return "the integer " + std::to_string(r->integer);
+      case REDIS_REPLY_NIL:
+        return "nil (no such key)";
+      case REDIS_REPLY_ARRAY:
+        return "an array";
+      case REDIS_REPLY_STATUS:
+        return "status " + std::string(r->str, r->len);
+      default:
+        return "reply type " + std::to_string(r->type);
     }
   }
 
@@ -179,7 +188,8 @@ class RedisStoreHandler final : public StoreHandler {
 }  // namespace
 
 std::unique_ptr<StoreHandler> CreateRedisStoreHandler(const std::string& host, int port,
-                                                      const std::string& prefix, std::chrono::milliseconds timeout) {
+                                                      const std::string& prefix,
+                                                      std::chrono::milliseconds timeout) {
   return std::make_unique<RedisStoreHandler>(host, port, prefix, timeout);
 }
 

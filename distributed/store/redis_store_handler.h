@@ -23,8 +23,8 @@
 
 namespace caffe2 {
 
-std::unique_ptr<StoreHandler> CreateRedisStoreHandler(const std::string& host, int port,
-                                                      const std::string& prefix,
-                                                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
+std::unique_ptr<StoreHandler> CreateRedisStoreHandler(
+    const std::string& host, int port, const std::string& prefix,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
 }  // namespace caffe2

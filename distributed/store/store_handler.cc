@@ -27,9 +27,9 @@ void StoreHandler::PollUntilPresent(const std::vector<std::string>& names,
       if (count > 8) missing += MakeString(", ... (", count, " keys)");
       // A key may have arrived between the two checks: then nothing is missing any more.
       if (missing.empty()) return;
-      throw StoreHandlerTimeoutException(MakeString(
-          kStoreTimeoutMessagePrefix, missing, " (waited ", elapsed.count(), " s for ",
-          names.size(), " key(s); timeout ", timeout.count(), " ms)"));
+      throw StoreHandlerTimeoutException(
+          MakeString(kStoreTimeoutMessagePrefix, missing, " (waited ", elapsed.count(), " s for ",
+                     names.size(), " key(s); timeout ", timeout.count(), " ms)"));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -17,8 +17,8 @@
 // says whether it did; the file store does it atomically with link(2), the Redis store with SETNX.
 // Rendezvous uses it to detect duplicate shard ids and reused run ids.
 //
-// A blob holds a handler as StoreHandlerPtr (shared, so that common worlds built on a handler keep it
-// alive). Implementations are thread-safe.
+// A blob holds a handler as StoreHandlerPtr (shared, so that common worlds built on a handler keep
+// it alive). Implementations are thread-safe.
 #pragma once
 
 #include "core/enforce.h"

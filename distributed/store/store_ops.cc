@@ -4,10 +4,12 @@
 // FileStoreHandlerCreate  [] -> [handler]  path (string, required), prefix (string "")
 // RedisStoreHandlerCreate [] -> [handler]  host (string, required), port (int, required, nonzero),
 //                                          prefix (string "")
-// StoreSet  [handler, data] -> []         blob_name (default: input 1's name); the value is the blob
+// StoreSet  [handler, data] -> []         blob_name (default: input 1's name); the value is the
+// blob
 //                                          serialized as one BlobProto
-// StoreGet  [handler] -> [data]           blob_name (default: output 0's name); blocks, deserializes
-// StoreAdd  [handler] -> [value]          blob_name (required), add_value (int64, 1); value is an
+// StoreGet  [handler] -> [data]           blob_name (default: output 0's name); blocks,
+// deserializes StoreAdd  [handler] -> [value]          blob_name (required), add_value (int64, 1);
+// value is an
 //                                          int64 tensor of shape [1] with the new counter value
 // StoreWait [handler, names?] -> []       repeated arg blob_name, or input 1 (a string tensor), not
 //                                          both; waits for every name
@@ -63,9 +65,10 @@ class RedisStoreHandlerCreateOp final : public OperatorBase {
         prefix_(GetSingleArgument<std::string>("prefix", "")),
         timeout_(GetSingleArgument<int64_t>("timeout_ms", 30000)) {
     C2_ENFORCE(!host_.empty(), "argument 'host' (the Redis server) is required");
-    C2_ENFORCE(timeout_.count() > 0, "argument 'timeout_ms' must be positive, got ", timeout_.count());
-    C2_ENFORCE(port_ > 0 && port_ < 65536, "argument 'port' is required and must be in [1, 65535], got ",
-               port_);
+    C2_ENFORCE(timeout_.count() > 0, "argument 'timeout_ms' must be positive, got ",
+               timeout_.count());
+    C2_ENFORCE(port_ > 0 && port_ < 65536,
+               "argument 'port' is required and must be in [1, 65535], got ", port_);
   }
 
  protected:

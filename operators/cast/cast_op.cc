@@ -33,8 +33,8 @@ DataType CastTarget(const OperatorDef& def) {
 }
 
 void CheckHalfFloatInput(const Tensor& X, bool to_half) {
-  C2_ENFORCE(to_half ? X.IsType<float>() : X.IsType<float16>(), "expects a ", to_half ? "float" : "float16",
-             " tensor, got ", X.DebugString());
+  C2_ENFORCE(to_half ? X.IsType<float>() : X.IsType<float16>(), "expects a ",
+             to_half ? "float" : "float16", " tensor, got ", X.DebugString());
 }
 
 namespace {

@@ -55,21 +55,24 @@ void SetFilterDescriptor(cudnnFilterDescriptor_t desc, cudnnDataType_t type, int
   const std::vector<int64_t> k = CudnnSpatial(kernel);
   std::vector<int> d{CudnnDim(M, "filter output channels"), CudnnDim(Cg, "filter input channels")};
   for (int64_t v : k) d.push_back(CudnnDim(v, "kernel size"));
-  C2_CUDNN_CHECK(cudnnSetFilterNdDescriptor(desc, type, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+  C2_CUDNN_CHECK(cudnnSetFilterNdDescriptor(desc, type,
+                                            nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
                                             static_cast<int>(d.size()), d.data()));
 }
 
-void SetChannelDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t C, int nb_dims) {
+void SetChannelDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t C,
+                          int nb_dims) {
   std::vector<int> d(nb_dims, 1), s(nb_dims, 1);
   d[1] = CudnnDim(C, "channels");
   s[0] = d[1];
   C2_CUDNN_CHECK(cudnnSetTensorNdDescriptor(desc, type, nb_dims, d.data(), s.data()));
 }
 
-void Set4dDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t n, int64_t c, int64_t h,
-                     int64_t w) {
+void Set4dDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t n, int64_t c,
+                     int64_t h, int64_t w) {
   C2_CUDNN_CHECK(cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, type, CudnnDim(n, "dim 0"),
-                                            CudnnDim(c, "dim 1"), CudnnDim(h, "dim 2"), CudnnDim(w, "dim 3")));
+                                            CudnnDim(c, "dim 1"), CudnnDim(h, "dim 2"),
+                                            CudnnDim(w, "dim 3")));
 }
 
 }  // namespace caffe2

@@ -1,12 +1,14 @@
 // cuDNN descriptors for the cuDNN operators (the *_cudnn.cc files of operators/conv, norm and nn):
 // RAII owners, the element type mapping and the layouts of image tensors and filters.
 //
-// - CudnnTensorDescriptor, CudnnFilterDescriptor, CudnnConvolutionDescriptor, CudnnPoolingDescriptor,
+// - CudnnTensorDescriptor, CudnnFilterDescriptor, CudnnConvolutionDescriptor,
+// CudnnPoolingDescriptor,
 //   CudnnActivationDescriptor, CudnnLRNDescriptor own one cuDNN descriptor each (created in the
 //   constructor, destroyed in the destructor; not copyable) and convert to the raw handle.
 // - CudnnDataType: float -> CUDNN_DATA_FLOAT, float16 -> CUDNN_DATA_HALF; other types are an error.
 //   The alpha/beta scaling factors of every cuDNN call are then float.
-// - SetImageDescriptor describes N images of C channels with 1 to 3 spatial dims stored NCHW or NHWC
+// - SetImageDescriptor describes N images of C channels with 1 to 3 spatial dims stored NCHW or
+// NHWC
 //   as the logical dims (N, C, spatial...) with that layout's strides. A 1-D image gets a trailing
 //   spatial dim of 1, because cuDNN's convolution, pooling and normalization want 4 or 5 dims.
 // - SetFilterDescriptor describes a filter (M, Cg, k...) (NCHW) or (M, k..., Cg) (NHWC), 1-D padded
@@ -43,17 +45,21 @@ class CudnnDescriptor {
   T desc_ = nullptr;
 };
 
-using CudnnTensorDescriptor =
-    CudnnDescriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
-using CudnnFilterDescriptor =
-    CudnnDescriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
-using CudnnConvolutionDescriptor = CudnnDescriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor,
-                                                   cudnnDestroyConvolutionDescriptor>;
+using CudnnTensorDescriptor = CudnnDescriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor,
+                                              cudnnDestroyTensorDescriptor>;
+using CudnnFilterDescriptor = CudnnDescriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor,
+                                              cudnnDestroyFilterDescriptor>;
+using CudnnConvolutionDescriptor =
+    CudnnDescriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor,
+                    cudnnDestroyConvolutionDescriptor>;
 using CudnnPoolingDescriptor =
-    CudnnDescriptor<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor, cudnnDestroyPoolingDescriptor>;
-using CudnnActivationDescriptor = CudnnDescriptor<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor,
-                                                  cudnnDestroyActivationDescriptor>;
-using CudnnLRNDescriptor = CudnnDescriptor<cudnnLRNDescriptor_t, cudnnCreateLRNDescriptor, cudnnDestroyLRNDescriptor>;
+    CudnnDescriptor<cudnnPoolingDescriptor_t, cudnnCreatePoolingDescriptor,
+                    cudnnDestroyPoolingDescriptor>;
+using CudnnActivationDescriptor =
+    CudnnDescriptor<cudnnActivationDescriptor_t, cudnnCreateActivationDescriptor,
+                    cudnnDestroyActivationDescriptor>;
+using CudnnLRNDescriptor =
+    CudnnDescriptor<cudnnLRNDescriptor_t, cudnnCreateLRNDescriptor, cudnnDestroyLRNDescriptor>;
 
 // The cuDNN type of a float or float16 tensor; `what` names the tensor in the error.
 cudnnDataType_t CudnnDataType(const Tensor& t, const char* what);
@@ -69,12 +75,14 @@ void SetImageDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int6
 void SetFilterDescriptor(cudnnFilterDescriptor_t desc, cudnnDataType_t type, int64_t M, int64_t Cg,
                          const std::vector<int64_t>& kernel, bool nhwc);
 
-// Per-channel vector (1, C, 1, ...) with `nb_dims` dims in all (4 or 5), to pair with an image tensor.
-void SetChannelDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t C, int nb_dims);
+// Per-channel vector (1, C, 1, ...) with `nb_dims` dims in all (4 or 5), to pair with an image
+// tensor.
+void SetChannelDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t C,
+                          int nb_dims);
 
 // Packed NCHW 4-d tensor (n, c, h, w).
-void Set4dDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t n, int64_t c, int64_t h,
-                     int64_t w);
+void Set4dDescriptor(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int64_t n, int64_t c,
+                     int64_t h, int64_t w);
 
 // The spatial dims padded with trailing 1s to at least two (the dims cuDNN is given).
 std::vector<int64_t> CudnnSpatial(const std::vector<int64_t>& spatial);

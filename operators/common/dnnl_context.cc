@@ -44,8 +44,8 @@ void DnnlPlan::Add(const dnnl::primitive& prim, const std::vector<Binding>& bind
       }
     }
     if (!found) {
-      inner_.push_back({b.output ? -1 : b.tensor, dnnl::memory(b.want, DnnlEngine(), DNNL_MEMORY_NONE),
-                        scratch_floats_});
+      inner_.push_back({b.output ? -1 : b.tensor,
+                        dnnl::memory(b.want, DnnlEngine(), DNNL_MEMORY_NONE), scratch_floats_});
       // Whole 64-byte lines per piece, so that every piece stays aligned.
       scratch_floats_ += (b.want.get_size() / sizeof(float) + 15) / 16 * 16;
       found = &inner_.back();
@@ -74,9 +74,11 @@ void DnnlPlan::Run(const std::vector<void*>& data) {
   KernelThreadsScope threads;
   dnnl::stream& stream = DnnlStream();
   for (Step& step : steps_) {
-    for (Reorder& r : step.before) r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
+    for (Reorder& r : step.before)
+      r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
     step.prim.execute(stream, step.args);
-    for (Reorder& r : step.after) r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
+    for (Reorder& r : step.after)
+      r.prim.execute(stream, {{DNNL_ARG_FROM, r.from}, {DNNL_ARG_TO, r.to}});
   }
   stream.wait();
 }

@@ -1,11 +1,11 @@
 // oneDNN plumbing shared by the oneDNN-backed CPU kernels (compiled only when oneDNN is built in;
 // the kernels that use it are the DNNL engines, registered only then).
 //
-// One CPU engine per process and one stream per thread. A DnnlPlan runs primitives with the reorders
-// around them: the caller's tensors are plain (NCHW, OIHW, ...), the primitives may want other
-// layouts (blocked formats picked through format_tag::any). Plans hold no data buffers (reorder
-// targets live in a ScratchBuffer during Run), so they can be cached per shape and reused; they are
-// not thread-safe (Run rebinds the data pointers), so caches are per thread.
+// One CPU engine per process and one stream per thread. A DnnlPlan runs primitives with the
+// reorders around them: the caller's tensors are plain (NCHW, OIHW, ...), the primitives may want
+// other layouts (blocked formats picked through format_tag::any). Plans hold no data buffers
+// (reorder targets live in a ScratchBuffer during Run), so they can be cached per shape and reused;
+// they are not thread-safe (Run rebinds the data pointers), so caches are per thread.
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -13,20 +13,21 @@
 #include <unordered_map>
 #include <vector>
 
-
 namespace caffe2 {
 
 dnnl::engine& DnnlEngine();
 dnnl::stream& DnnlStream();  // this thread's stream
 
-// A reference implementation ("ref:...") is far slower than our im2col path: kernels fall back then.
+// A reference implementation ("ref:...") is far slower than our im2col path: kernels fall back
+// then.
 bool DnnlIsReference(const dnnl::primitive_desc_base& pd);
 
 // A sequence of primitives over the caller's tensors (the data pointers given to Run, in a fixed
-// order, each with its plain layout). Each primitive argument is bound to a tensor and the layout the
-// primitive wants: an input in another layout is reordered into scratch memory before its first use
-// (once per Run for one tensor and layout, so two primitives reading dY in one blocked layout share
-// the reorder); an output is written to scratch and reordered into the tensor after the primitive.
+// order, each with its plain layout). Each primitive argument is bound to a tensor and the layout
+// the primitive wants: an input in another layout is reordered into scratch memory before its first
+// use (once per Run for one tensor and layout, so two primitives reading dY in one blocked layout
+// share the reorder); an output is written to scratch and reordered into the tensor after the
+// primitive.
 class DnnlPlan {
  public:
   struct Binding {

@@ -33,8 +33,8 @@ inline void CheckSameShapeAndType(const OperatorBase& op, int first) {
     C2_ENFORCE(op.Input(i).dims() == ref.dims(), "input ", i, " has shape ",
                Tensor::DimsString(op.Input(i).dims()), " but input ", first, " has ",
                Tensor::DimsString(ref.dims()));
-    C2_ENFORCE(op.Input(i).meta() == ref.meta(), "input ", i, " has type ",
-               op.Input(i).meta().name, " but input ", first, " has ", ref.meta().name);
+    C2_ENFORCE(op.Input(i).meta() == ref.meta(), "input ", i, " has type ", op.Input(i).meta().name,
+               " but input ", first, " has ", ref.meta().name);
   }
 }
 
@@ -62,9 +62,8 @@ inline void CheckDivGradientInputs(const Tensor& B, const Tensor& C, const Tenso
   C2_ENFORCE(B.dims() == C.dims() && C.dims() == dC.dims(), "B ", Tensor::DimsString(B.dims()),
              ", C ", Tensor::DimsString(C.dims()), " and dC ", Tensor::DimsString(dC.dims()),
              " must have the same shape");
-  C2_ENFORCE(B.meta() == C.meta() && C.meta() == dC.meta(),
-             "B, C and dC must share one type, got ", B.meta().name, ", ", C.meta().name, ", ",
-             dC.meta().name);
+  C2_ENFORCE(B.meta() == C.meta() && C.meta() == dC.meta(), "B, C and dC must share one type, got ",
+             B.meta().name, ", ", C.meta().name, ", ", dC.meta().name);
 }
 
 }  // namespace caffe2

@@ -64,8 +64,8 @@ class CudaUnaryOp : public Operator<CUDAContext> {
           n, StorageData<T>(X), y, f_);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     });
-    C2_ENFORCE(ok, "unsupported type ", X.meta().name, " for X (supported on CUDA: ",
-               TypeNames(Types{}), ")");
+    C2_ENFORCE(ok, "unsupported type ", X.meta().name,
+               " for X (supported on CUDA: ", TypeNames(Types{}), ")");
     return true;
   }
 
@@ -89,13 +89,12 @@ class CudaUnaryGradientOp : public Operator<CUDAContext> {
       const int64_t n = S.numel();
       auto* dx = MutableStorageData<T>(dX);
       if (n == 0) return;
-      elementwise_cuda::BinaryKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0,
-                                       context_.stream()>>>(n, n, 1, StorageData<T>(S),
-                                                            StorageData<T>(dY), dx, f_);
+      elementwise_cuda::BinaryKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+          n, n, 1, StorageData<T>(S), StorageData<T>(dY), dx, f_);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     });
-    C2_ENFORCE(ok, "unsupported type ", S.meta().name, " (supported on CUDA: ",
-               TypeNames(Types{}), ")");
+    C2_ENFORCE(ok, "unsupported type ", S.meta().name, " (supported on CUDA: ", TypeNames(Types{}),
+               ")");
     return true;
   }
 
@@ -120,13 +119,13 @@ class CudaBinaryOp : public Operator<CUDAContext> {
       const int64_t total = A.numel();
       auto* c = MutableStorageData<Out>(C);
       if (total == 0) return;
-      elementwise_cuda::BinaryKernel<<<CudaBlocks(total), kCudaThreadsPerBlock, 0,
-                                       context_.stream()>>>(
-          total, sizes.n, sizes.post, StorageData<T>(A), StorageData<T>(B), c, F());
+      elementwise_cuda::
+          BinaryKernel<<<CudaBlocks(total), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+              total, sizes.n, sizes.post, StorageData<T>(A), StorageData<T>(B), c, F());
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     });
-    C2_ENFORCE(ok, "unsupported type ", A.meta().name, " (supported on CUDA: ",
-               TypeNames(Types{}), ")");
+    C2_ENFORCE(ok, "unsupported type ", A.meta().name, " (supported on CUDA: ", TypeNames(Types{}),
+               ")");
     return true;
   }
 

@@ -17,34 +17,64 @@ namespace functors {
 
 // ---- binary arithmetic, comparison and logic ----
 struct Add {
-  template <class T> C2_HOST_DEVICE T operator()(T a, T b) const { return a + b; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct Sub {
-  template <class T> C2_HOST_DEVICE T operator()(T a, T b) const { return a - b; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T a, T b) const {
+    return a - b;
+  }
 };
 struct Mul {
-  template <class T> C2_HOST_DEVICE T operator()(T a, T b) const { return a * b; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T a, T b) const {
+    return a * b;
+  }
 };
 struct Div {
-  template <class T> C2_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 struct Pow {
-  template <class T> C2_HOST_DEVICE T operator()(T a, T b) const { return std::pow(a, b); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T a, T b) const {
+    return std::pow(a, b);
+  }
 };
 struct LT {
-  template <class T> C2_HOST_DEVICE bool operator()(T a, T b) const { return a < b; }
+  template <class T>
+  C2_HOST_DEVICE bool operator()(T a, T b) const {
+    return a < b;
+  }
 };
 struct LE {
-  template <class T> C2_HOST_DEVICE bool operator()(T a, T b) const { return a <= b; }
+  template <class T>
+  C2_HOST_DEVICE bool operator()(T a, T b) const {
+    return a <= b;
+  }
 };
 struct GT {
-  template <class T> C2_HOST_DEVICE bool operator()(T a, T b) const { return a > b; }
+  template <class T>
+  C2_HOST_DEVICE bool operator()(T a, T b) const {
+    return a > b;
+  }
 };
 struct GE {
-  template <class T> C2_HOST_DEVICE bool operator()(T a, T b) const { return a >= b; }
+  template <class T>
+  C2_HOST_DEVICE bool operator()(T a, T b) const {
+    return a >= b;
+  }
 };
 struct EQ {
-  template <class T> C2_HOST_DEVICE bool operator()(T a, T b) const { return a == b; }
+  template <class T>
+  C2_HOST_DEVICE bool operator()(T a, T b) const {
+    return a == b;
+  }
 };
 struct And {
   C2_HOST_DEVICE bool operator()(bool a, bool b) const { return a && b; }
@@ -61,113 +91,181 @@ struct Not {
   C2_HOST_DEVICE bool operator()(bool x) const { return !x; }
 };
 struct Exp {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::exp(x); }
-  template <class A> auto Array(const A& x) const { return x.exp(); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::exp(x);
+  }
+  template <class A>
+  auto Array(const A& x) const {
+    return x.exp();
+  }
 };
 struct Log {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::log(x); }
-  template <class A> auto Array(const A& x) const { return x.log(); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::log(x);
+  }
+  template <class A>
+  auto Array(const A& x) const {
+    return x.log();
+  }
 };
 struct Sqrt {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::sqrt(x); }
-  template <class A> auto Array(const A& x) const { return x.sqrt(); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::sqrt(x);
+  }
+  template <class A>
+  auto Array(const A& x) const {
+    return x.sqrt();
+  }
 };
 struct Sqr {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return x * x; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x * x;
+  }
 };
 struct Negative {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return -x; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return -x;
+  }
 };
 struct Abs {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return x < T(0) ? -x : x; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x < T(0) ? -x : x;
+  }
 };
 struct Sigmoid {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
-  template <class A> auto Array(const A& x) const { return x.logistic(); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return T(1) / (T(1) + std::exp(-x));
+  }
+  template <class A>
+  auto Array(const A& x) const {
+    return x.logistic();
+  }
 };
 struct Tanh {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return std::tanh(x); }
-  template <class A> auto Array(const A& x) const { return x.tanh(); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::tanh(x);
+  }
+  template <class A>
+  auto Array(const A& x) const {
+    return x.tanh();
+  }
 };
 struct Relu {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : T(0); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x > T(0) ? x : T(0);
+  }
 };
 struct LeakyRelu {
   float alpha = 0.01f;
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return x >= T(0) ? x : T(alpha) * x; }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x >= T(0) ? x : T(alpha) * x;
+  }
 };
 struct Elu {
   float alpha = 1.0f;
-  template <class T> C2_HOST_DEVICE T operator()(T x) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
     return x > T(0) ? x : T(alpha) * (std::exp(x) - T(1));
   }
 };
 struct Softplus {
   // log(1 + exp(x)) without overflow for large x.
-  template <class T> C2_HOST_DEVICE T operator()(T x) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
     return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
   }
-  template <class A> auto Array(const A& x) const {
+  template <class A>
+  auto Array(const A& x) const {
     return x.max(typename A::Scalar(0)) + (-x.abs()).exp().log1p();
   }
 };
 struct Softsign {
-  template <class T> C2_HOST_DEVICE T operator()(T x) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
     return x / (T(1) + (x < T(0) ? -x : x));
   }
 };
 struct Clip {
   float lo, hi;
-  template <class T> C2_HOST_DEVICE T operator()(T x) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
     return x < T(lo) ? T(lo) : (x > T(hi) ? T(hi) : x);
   }
 };
 struct Scale {
   float scale = 1.0f;
-  template <class T> C2_HOST_DEVICE T operator()(T x) const { return static_cast<T>(x * scale); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return static_cast<T>(x * scale);
+  }
 };
 
 // ---- gradients: (saved, dy) -> dx ----
 struct AbsGradient {  // saved = X
-  template <class T> C2_HOST_DEVICE T operator()(T x, T dy) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
     return x > T(0) ? dy : (x < T(0) ? -dy : T(0));
   }
 };
 struct SigmoidGradient {  // saved = Y
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const { return dy * y * (T(1) - y); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
+    return dy * y * (T(1) - y);
+  }
 };
 struct TanhGradient {  // saved = Y
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const { return dy * (T(1) - y * y); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
+    return dy * (T(1) - y * y);
+  }
 };
 struct ReluGradient {  // saved = Y
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const { return y > T(0) ? dy : T(0); }
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
+    return y > T(0) ? dy : T(0);
+  }
 };
 struct LeakyReluGradient {  // saved = Y
   float alpha = 0.01f;
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
     return y >= T(0) ? dy : T(alpha) * dy;
   }
 };
 struct EluGradient {  // saved = Y; for x <= 0, dy/dx = alpha * exp(x) = y + alpha
   float alpha = 1.0f;
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
     return y > T(0) ? dy : dy * (y + T(alpha));
   }
 };
 struct SoftplusGradient {  // saved = Y; sigmoid(x) = 1 - exp(-y)
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
     return dy * (T(1) - std::exp(-y));
   }
 };
 struct SoftsignGradient {  // saved = X
-  template <class T> C2_HOST_DEVICE T operator()(T x, T dy) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
     const T d = T(1) + (x < T(0) ? -x : x);
     return dy / (d * d);
   }
 };
 struct ClipGradient {  // saved = Y; the gradient passes where Y is strictly inside (lo, hi)
   float lo, hi;
-  template <class T> C2_HOST_DEVICE T operator()(T y, T dy) const {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
     return (y > T(lo) && y < T(hi)) ? dy : T(0);
   }
 };

@@ -31,9 +31,9 @@ DataType CudaGemmInputType(const Tensor& A, const Tensor& B) {
   return A.dtype();
 }
 
-void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, int64_t M,
-              int64_t N, int64_t K, float alpha, const void* A, int64_t lda, const void* B,
-              int64_t ldb, float beta, void* C, int64_t ldc) {
+void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, int64_t M, int64_t N,
+              int64_t K, float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+              float beta, void* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
   const cudaDataType_t t = CudaType(type);
   C2_CUBLAS_CHECK(cublasGemmEx(context->cublas_handle(), Op(trans_b), Op(trans_a), Int(N, "N"),

@@ -15,9 +15,9 @@
 
 namespace caffe2 {
 
-void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, int64_t M,
-              int64_t N, int64_t K, float alpha, const void* A, int64_t lda, const void* B,
-              int64_t ldb, float beta, void* C, int64_t ldc);
+void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, int64_t M, int64_t N,
+              int64_t K, float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+              float beta, void* C, int64_t ldc);
 
 void CudaGemmStridedBatched(CUDAContext* context, DataType type, bool trans_a, bool trans_b,
                             int64_t M, int64_t N, int64_t K, float alpha, const void* A,

@@ -6,14 +6,16 @@
 
 namespace caffe2 {
 
-void CpuSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-              const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+void CpuSgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+              const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+              int64_t ldc) {
   if (M == 0 || N == 0) return;
   KernelThreadsScope threads;
-  const dnnl_status_t status =
-      dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  C2_ENFORCE(status == dnnl_success, "[CpuSgemm] dnnl_sgemm failed with status ", static_cast<int>(status),
-             " for M ", M, " N ", N, " K ", K, " lda ", lda, " ldb ", ldb, " ldc ", ldc);
+  const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', M, N, K, alpha,
+                                          A, lda, B, ldb, beta, C, ldc);
+  C2_ENFORCE(status == dnnl_success, "[CpuSgemm] dnnl_sgemm failed with status ",
+             static_cast<int>(status), " for M ", M, " N ", N, " K ", K, " lda ", lda, " ldb ", ldb,
+             " ldc ", ldc);
 }
 
 }  // namespace caffe2

@@ -2,8 +2,8 @@
 // parallel, the first chunk on the calling thread. Two implementations, chosen by CMake:
 // parallel_for_openmp.cc runs the chunks on the OpenMP thread pool (the pool oneDNN uses, so oneDNN
 // primitives and our kernels never compete for the cores); parallel_for_threads.cc, built without
-// OpenMP, on short-lived threads (a thread start costs tens of microseconds). Kernels size the split
-// with KernelWorkers so that small ops stay on one thread.
+// OpenMP, on short-lived threads (a thread start costs tens of microseconds). Kernels size the
+// split with KernelWorkers so that small ops stay on one thread.
 #pragma once
 
 #include <algorithm>
@@ -32,8 +32,8 @@ inline int MaxKernelThreads() {
 // `min_flops_per_worker` of work, at most one per item and per hardware thread.
 inline int KernelWorkers(int64_t items, double flops, double min_flops_per_worker = 2e6) {
   const double by_work = std::max(1.0, flops / min_flops_per_worker);
-  const int64_t w = std::min<int64_t>({items, static_cast<int64_t>(MaxKernelThreads()),
-                                       static_cast<int64_t>(by_work)});
+  const int64_t w = std::min<int64_t>(
+      {items, static_cast<int64_t>(MaxKernelThreads()), static_cast<int64_t>(by_work)});
   return static_cast<int>(std::max<int64_t>(1, w));
 }
 

@@ -16,8 +16,7 @@ namespace caffe2 {
 namespace reduce_cuda {
 
 template <class Acc, class TOut, class F>
-__global__ void SumOverKernel(int64_t pre, int64_t n, int64_t post, F value, Acc scale,
-                              TOut* out) {
+__global__ void SumOverKernel(int64_t pre, int64_t n, int64_t post, F value, Acc scale, TOut* out) {
   __shared__ Acc partial[kCudaThreadsPerBlock];
   const int64_t count = pre * post;
   for (int64_t j = blockIdx.x; j < n; j += gridDim.x) {
@@ -45,8 +44,8 @@ void SumOver(int64_t pre, int64_t n, int64_t post, F value, Acc scale, TOut* out
              cudaStream_t stream) {
   if (n == 0) return;
   const int blocks = static_cast<int>(n < kCudaMaxBlocks ? n : kCudaMaxBlocks);
-  reduce_cuda::SumOverKernel<Acc><<<blocks, kCudaThreadsPerBlock, 0, stream>>>(pre, n, post,
-                                                                               value, scale, out);
+  reduce_cuda::SumOverKernel<Acc>
+      <<<blocks, kCudaThreadsPerBlock, 0, stream>>>(pre, n, post, value, scale, out);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
@@ -54,9 +53,7 @@ void SumOver(int64_t pre, int64_t n, int64_t post, F value, Acc scale, TOut* out
 template <class T>
 __global__ void BroadcastOverKernel(int64_t total, int64_t n, int64_t post, const T* src,
                                     float scale, T* dst) {
-  C2_CUDA_KERNEL_LOOP(i, total) {
-    dst[i] = FromCompute<T>(ToCompute(src[(i / post) % n]) * scale);
-  }
+  C2_CUDA_KERNEL_LOOP(i, total) { dst[i] = FromCompute<T>(ToCompute(src[(i / post) % n]) * scale); }
 }
 
 template <class T>
@@ -65,7 +62,7 @@ void BroadcastOver(int64_t pre, int64_t n, int64_t post, const T* src, float sca
   const int64_t total = pre * n * post;
   if (total == 0) return;
   BroadcastOverKernel<<<CudaBlocks(total), kCudaThreadsPerBlock, 0, stream>>>(total, n, post, src,
-                                                                             scale, dst);
+                                                                              scale, dst);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

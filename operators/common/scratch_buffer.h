@@ -1,9 +1,10 @@
 // Scratch memory for CPU kernels (im2col columns, partial sums), shared by all ops of the process.
 //
-// A ScratchBuffer borrows a float buffer from a process-wide free list for its lifetime and gives it
-// back on destruction, so the memory held is bounded by the number of kernels running at once rather
-// than by the number of ops in the nets (per-op buffers in a ResNet-50 training net add up to more
-// than a gigabyte), and a big buffer is not returned to the OS and faulted in again on every call.
+// A ScratchBuffer borrows a float buffer from a process-wide free list for its lifetime and gives
+// it back on destruction, so the memory held is bounded by the number of kernels running at once
+// rather than by the number of ops in the nets (per-op buffers in a ResNet-50 training net add up
+// to more than a gigabyte), and a big buffer is not returned to the OS and faulted in again on
+// every call.
 #pragma once
 
 #include <cstddef>

@@ -14,7 +14,8 @@
 
 namespace caffe2 {
 
-ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x,
+                          const std::vector<int64_t>& w) {
   ConvShape s;
   s.g = args.Resolve(x);
   const int n = s.g.spatial_dims();
@@ -26,9 +27,10 @@ ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& 
   s.M = w[0];
   s.group = args.group();
   const int64_t wc = nchw ? w[1] : w.back();
-  C2_ENFORCE(wc * s.group == s.C, "X ", Tensor::DimsString(x), " has ", s.C, " channels but filter ",
-             Tensor::DimsString(w), " expects ", wc,
-             s.group > 1 ? MakeString(" per group x group ", s.group, " = ", wc * s.group) : std::string());
+  C2_ENFORCE(wc * s.group == s.C, "X ", Tensor::DimsString(x), " has ", s.C,
+             " channels but filter ", Tensor::DimsString(w), " expects ", wc,
+             s.group > 1 ? MakeString(" per group x group ", s.group, " = ", wc * s.group)
+                         : std::string());
   C2_ENFORCE(s.M % s.group == 0, "filter ", Tensor::DimsString(w), " has ", s.M,
              " output channels, not divisible by group ", s.group);
   const std::vector<int64_t> wk(w.begin() + (nchw ? 2 : 1), w.begin() + (nchw ? 2 : 1) + n);
@@ -67,8 +69,9 @@ class Carver {
 
 // NCHW with fewer images than workers (batch-1 inference): the work of each image is split instead,
 // im2col and col2im over channels, the GEMMs over rows.
-void ForwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3, bool direct, int workers,
-                           const float* x, const float* w, const float* bias, float* col, float* y) {
+void ForwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3, bool direct,
+                           int workers, const float* x, const float* w, const float* bias,
+                           float* col, float* y) {
   for (int64_t n = 0; n < s.N; ++n) {
     for (int64_t grp = 0; grp < s.group; ++grp) {
       const float* xg = x + (n * s.C + grp * s.Cg) * s.I;
@@ -81,7 +84,8 @@ void ForwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3
       const float* wg = w + grp * s.Mg * s.CgK();
       float* yg = y + (n * s.M + grp * s.Mg) * s.P;
       ParallelFor(s.Mg, workers, [&](int64_t m0, int64_t m1, int) {
-        Map(yg + m0 * s.P, m1 - m0, s.P).noalias() = ConstMap(wg + m0 * s.CgK(), m1 - m0, s.CgK()) * cols;
+        Map(yg + m0 * s.P, m1 - m0, s.P).noalias() =
+            ConstMap(wg + m0 * s.CgK(), m1 - m0, s.CgK()) * cols;
         if (bias) {
           Map(yg + m0 * s.P, m1 - m0, s.P).colwise() += ConstVec(bias + grp * s.Mg + m0, m1 - m0);
         }
@@ -90,9 +94,9 @@ void ForwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3
   }
 }
 
-void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3, bool direct, int workers,
-                            const float* x, const float* w, const float* dy, float* col, float* dcol, float* dw,
-                            float* db, float* dx) {
+void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d3, bool direct,
+                            int workers, const float* x, const float* w, const float* dy,
+                            float* col, float* dcol, float* dw, float* db, float* dx) {
   for (int64_t n = 0; n < s.N; ++n) {
     const float* dyn = dy + n * s.M * s.P;
     for (int64_t grp = 0; grp < s.group; ++grp) {
@@ -115,7 +119,8 @@ void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d
       ParallelFor(s.Cg, workers, [&](int64_t c0, int64_t c1, int) {
         ConstMap dyg_map(dyg, s.Mg, s.P);
         if (direct) {
-          Map(dxg + c0 * s.I, c1 - c0, s.P).noalias() = wg.middleCols(c0, c1 - c0).transpose() * dyg_map;
+          Map(dxg + c0 * s.I, c1 - c0, s.P).noalias() =
+              wg.middleCols(c0, c1 - c0).transpose() * dyg_map;
           return;
         }
         float* rows = dcol + c0 * s.K * s.P;
@@ -129,7 +134,8 @@ void BackwardNCHWSplitImage(const ConvShape& s, const ConvPoolGeometry::Dims3& d
   }
 }
 
-void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const float* bias,
+                   float* y) {
   const bool direct = s.g.IsPointwise();
   const ConvPoolGeometry::Dims3 d3 = s.g.As3D();
 
@@ -148,7 +154,8 @@ void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const flo
     const int workers = KernelWorkers(std::max(s.Cg, s.Mg), s.Flops());
     if (workers > 1) {
       ScratchBuffer scratch(direct ? 0 : s.CgK() * s.P);
-      ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.data(), y);
+      ForwardNCHWSplitImage(s, d3, direct, workers, x, w, bias, direct ? nullptr : scratch.data(),
+                            y);
       return;
     }
   }
@@ -161,8 +168,8 @@ void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const flo
         for (int64_t grp = 0; grp < s.group; ++grp) {
           const float* xg = x + (n * s.C + grp * s.Cg) * s.I;
           if (!direct) Im2ColNCHW(xg, s.Cg, d3, col);
-          CpuSgemm(false, false, s.Mg, s.P, s.CgK(), 1.f, w + grp * s.Mg * s.CgK(), s.CgK(), direct ? xg : col,
-                   s.P, 0.f, y + (n * s.M + grp * s.Mg) * s.P, s.P);
+          CpuSgemm(false, false, s.Mg, s.P, s.CgK(), 1.f, w + grp * s.Mg * s.CgK(), s.CgK(),
+                   direct ? xg : col, s.P, 0.f, y + (n * s.M + grp * s.Mg) * s.P, s.P);
         }
         if (bias) Map(y + n * s.M * s.P, s.M, s.P).colwise() += ConstVec(bias, s.M);
       } else {
@@ -175,8 +182,8 @@ void ForwardIm2col(const ConvShape& s, const float* x, const float* w, const flo
   });
 }
 
-void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw, float* db,
-                    float* dx) {
+void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw,
+                    float* db, float* dx) {
   std::fill(dw, dw + s.M * s.CgK(), 0.f);
   if (db) std::fill(db, db + s.M, 0.f);
   if (s.N * s.M * s.P == 0) {
@@ -194,8 +201,8 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
     if (split > 1) {
       const size_t col_size = direct ? 0 : s.CgK() * s.P;
       ScratchBuffer scratch(2 * col_size);
-      BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, scratch.data(), scratch.data() + col_size, dw, db,
-                             dx);
+      BackwardNCHWSplitImage(s, d3, direct, split, x, w, dy, scratch.data(),
+                             scratch.data() + col_size, dw, db, dx);
       return;
     }
   }
@@ -210,7 +217,8 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
     Carver carve(scratch[worker].data());
     float* col = carve.Take(col_size);
     float* dcol = carve.Take(col_size);
-    // Worker 0 accumulates straight into the outputs, the others into partial sums added at the end.
+    // Worker 0 accumulates straight into the outputs, the others into partial sums added at the
+    // end.
     float* dwp = worker == 0 ? dw : carve.Take(wsize);
     float* dbp = !db ? nullptr : worker == 0 ? db : carve.Take(s.M);
     if (worker != 0) {
@@ -282,8 +290,9 @@ bool ConvOp::RunOnDevice() {
   const float* bias = nullptr;
   if (InputSize() == 3) {
     const Tensor& b = Input(2);
-    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()), " must hold ",
-               s.M, " floats, one per output channel of filter ", Tensor::DimsString(W.dims()));
+    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()),
+               " must hold ", s.M, " floats, one per output channel of filter ",
+               Tensor::DimsString(W.dims()));
     bias = b.data<float>();
   }
   Tensor* Y = Output(0);
@@ -294,7 +303,8 @@ bool ConvOp::RunOnDevice() {
   return true;
 }
 
-void ConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+void ConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias,
+                     float* y) {
   ForwardIm2col(s, x, w, bias, y);
 }
 
@@ -342,8 +352,8 @@ bool ConvGradientOp::RunOnDevice() {
   return true;
 }
 
-void ConvGradientOp::Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw,
-                             float* db, float* dx) {
+void ConvGradientOp::Compute(const ConvShape& s, const float* x, const float* w, const float* dy,
+                             float* dw, float* db, float* dx) {
   BackwardIm2col(s, x, w, dy, dw, db, dx);
 }
 
@@ -371,12 +381,14 @@ TensorShape MakeShape(const std::vector<int64_t>& dims, TensorProto::DataType ty
 }
 
 std::vector<TensorShape> ConvInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
-  const ConvShape s = CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
+  const ConvShape s =
+      CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
   return {MakeShape(s.g.OutputDims(s.M), in[0].data_type())};
 }
 
 OpSchema::Cost ConvCost(const OperatorDef& def, const std::vector<TensorShape>& in) {
-  const ConvShape s = CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
+  const ConvShape s =
+      CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
   const uint64_t x = s.N * s.C * s.I, w = s.M * s.Cg * s.K, y = s.N * s.M * s.P;
   const bool bias = in.size() == 3;
   OpSchema::Cost c;
@@ -386,7 +398,8 @@ OpSchema::Cost ConvCost(const OperatorDef& def, const std::vector<TensorShape>& 
   return c;
 }
 
-std::vector<TensorShape> ConvGradientInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> ConvGradientInference(const OperatorDef& def,
+                                               const std::vector<TensorShape>& in) {
   const bool no_bias = ArgumentHelper(def).GetSingleArgument<int>("no_bias", 0) != 0;
   const TensorShape& x = in.at(0);
   const TensorShape& w = in.at(1);
@@ -408,12 +421,15 @@ OPERATOR_SCHEMA(Conv)
     .NumOutputs(1)
     .TensorInference(ConvInference)
     .CostInference(ConvCost)
-    .SetDoc("Convolution of X with filter, plus an optional bias: NCHW with 1 to 3 spatial dims and "
-            "groups, or NHWC. See conv_op.h and conv_pool_op_base.h for the arguments.")
+    .SetDoc(
+        "Convolution of X with filter, plus an optional bias: NCHW with 1 to 3 spatial dims and "
+        "groups, or NHWC. See conv_op.h and conv_pool_op_base.h for the arguments.")
     .Arg("kernel", "kernel size for every spatial dim (or kernel_h/kernel_w, or kernels)")
     .Arg("stride", "stride for every spatial dim (or stride_h/stride_w, or strides); default 1")
-    .Arg("dilation", "dilation for every spatial dim (or dilation_h/dilation_w, or dilations); default 1")
-    .Arg("pad", "pad on every side (or pad_t/pad_l/pad_b/pad_r, or pads = heads then tails); default 0")
+    .Arg("dilation",
+         "dilation for every spatial dim (or dilation_h/dilation_w, or dilations); default 1")
+    .Arg("pad",
+         "pad on every side (or pad_t/pad_l/pad_b/pad_r, or pads = heads then tails); default 0")
     .Arg("legacy_pad", "0 NOTSET, 1 VALID, 2 SAME, 3 CAFFE_LEGACY_POOLING")
     .Arg("group", "number of channel groups (NCHW only); default 1")
     .Arg("order", "\"NCHW\" (default) or \"NHWC\"")

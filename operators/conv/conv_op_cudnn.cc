@@ -26,10 +26,14 @@ void CheckSameType(const Tensor& t, const Tensor& X, const char* what) {
 
 const char* MathName(cudnnMathType_t m) {
   switch (m) {
-    case CUDNN_DEFAULT_MATH: return "DEFAULT";
-    case CUDNN_TENSOR_OP_MATH: return "TENSOR_OP";
-    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: return "TENSOR_OP_ALLOW_CONVERSION";
-    case CUDNN_FMA_MATH: return "FMA";
+    case CUDNN_DEFAULT_MATH:
+      return "DEFAULT";
+    case CUDNN_TENSOR_OP_MATH:
+      return "TENSOR_OP";
+    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION:
+      return "TENSOR_OP_ALLOW_CONVERSION";
+    case CUDNN_FMA_MATH:
+      return "FMA";
   }
   return "?";
 }
@@ -42,7 +46,8 @@ const std::string& GpuName(int device) {
   auto it = names.find(device);
   if (it == names.end()) {
     cudaDeviceProp prop;
-    std::string name = cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "unknown-gpu";
+    std::string name =
+        cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "unknown-gpu";
     std::replace(name.begin(), name.end(), ' ', '_');
     it = names.emplace(device, name).first;
   }
@@ -54,7 +59,8 @@ const std::string& GpuName(int device) {
 CudnnConvOpBase::CudnnConvOpBase(const OperatorDef& def, Workspace* ws)
     : Operator<CUDAContext>(def, ws),
       args_(ArgumentHelper(def)),
-      exhaustive_search_(ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))),
+      exhaustive_search_(
+          ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))),
       deterministic_(GetSingleArgument<bool>("deterministic", true)),
       allow_tf32_(GetSingleArgument<bool>("allow_tf32", false)),
       float16_compute_(GetSingleArgument<bool>("float16_compute", false)),
@@ -66,12 +72,14 @@ CudnnConvOpBase::CudnnConvOpBase(const OperatorDef& def, Workspace* ws)
 }
 
 cudnnMathType_t CudnnConvOpBase::RequestedMath() const {
-  if (type_ == CUDNN_DATA_HALF) return enable_tensor_core_ ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
+  if (type_ == CUDNN_DATA_HALF)
+    return enable_tensor_core_ ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
   return allow_tf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
 }
 
 bool CudnnConvOpBase::MathAllowed(cudnnMathType_t math) const {
-  const bool tensor_op = math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+  const bool tensor_op =
+      math == CUDNN_TENSOR_OP_MATH || math == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
   if (!tensor_op) return true;
   return type_ == CUDNN_DATA_HALF ? enable_tensor_core_ : allow_tf32_;
 }
@@ -82,7 +90,8 @@ void CudnnConvOpBase::SetDescriptors(const ConvShape& s, cudnnDataType_t type, c
   const bool nhwc = s.g.order == StorageOrder::NHWC;
   SetImageDescriptor(x_desc_, type, s.N, s.C, s.g.in, nhwc);
   SetImageDescriptor(y_desc_, type, s.N, s.M, s.g.out, nhwc);
-  SetFilterDescriptor(w_desc_, type, s.M, s.Cg, std::vector<int64_t>(s.g.kernel.begin(), s.g.kernel.end()), nhwc);
+  SetFilterDescriptor(w_desc_, type, s.M, s.Cg,
+                      std::vector<int64_t>(s.g.kernel.begin(), s.g.kernel.end()), nhwc);
   const int n = std::max(2, s.g.spatial_dims());
   SetChannelDescriptor(bias_desc_, type, s.M, n + 2);
   std::vector<int> pad(n, 0), stride(n, 1), dilation(n, 1);
@@ -91,9 +100,10 @@ void CudnnConvOpBase::SetDescriptors(const ConvShape& s, cudnnDataType_t type, c
     stride[i] = s.g.stride[i];
     dilation[i] = s.g.dilation[i];
   }
-  const cudnnDataType_t compute = type == CUDNN_DATA_HALF && float16_compute_ ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
-  C2_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(conv_desc_, n, pad.data(), stride.data(), dilation.data(),
-                                                 CUDNN_CROSS_CORRELATION, compute));
+  const cudnnDataType_t compute =
+      type == CUDNN_DATA_HALF && float16_compute_ ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+  C2_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(
+      conv_desc_, n, pad.data(), stride.data(), dilation.data(), CUDNN_CROSS_CORRELATION, compute));
   C2_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv_desc_, CudnnDim(s.group, "group")));
   key_.assign({static_cast<int64_t>(type)});
   key_.insert(key_.end(), X.dims().begin(), X.dims().end());
@@ -110,9 +120,9 @@ void CudnnConvOpBase::SetDescriptors(const ConvShape& s, cudnnDataType_t type, c
 // (math, determinism, workspace limit) and key_.
 std::string CudnnConvOpBase::RecordKey(const char* pass) const {
   std::ostringstream k;
-  k << "cudnn_conv." << pass << " " << GpuName(context_.device().id) << " cudnn" << cudnnGetVersion() << " math"
-    << static_cast<int>(RequestedMath()) << " det" << deterministic_ << " ws" << ws_limit_ << " "
-    << Tensor::DimsString(key_);
+  k << "cudnn_conv." << pass << " " << GpuName(context_.device().id) << " cudnn"
+    << cudnnGetVersion() << " math" << static_cast<int>(RequestedMath()) << " det" << deterministic_
+    << " ws" << ws_limit_ << " " << Tensor::DimsString(key_);
   std::string key = k.str();
   std::replace(key.begin(), key.end(), '\t', ' ');
   return key;
@@ -124,14 +134,12 @@ void* CudnnConvOpBase::WorkspaceBuffer(size_t bytes) {
   return workspace_.mutable_data<uint8_t>();
 }
 
-bool CudnnConvOpBase::RunFallback() {
-  return fallback_.Run(*this);
-}
+bool CudnnConvOpBase::RunFallback() { return fallback_.Run(*this); }
 
 // A recorded choice of the autotune cache (core/autotune_cache.h) when there is one that still fits
-// the policy; else asks cuDNN for its ranked algorithms of a pass (timed when exhaustive_search, the
-// choice then recorded) and keeps the first that succeeded, honours `deterministic` and the math
-// policy, and whose workspace fits ws_nbytes_limit.
+// the policy; else asks cuDNN for its ranked algorithms of a pass (timed when exhaustive_search,
+// the choice then recorded) and keeps the first that succeeded, honours `deterministic` and the
+// math policy, and whose workspace fits ws_nbytes_limit.
 template <class Perf, class Search, class WorkspaceSize>
 CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search search,
                                       WorkspaceSize workspace_size) {
@@ -142,11 +150,14 @@ CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search se
     size_t bytes = 0;
     if (std::sscanf(recorded->c_str(), "algo%d math%d", &algo, &math) == 2 &&
         MathAllowed(static_cast<cudnnMathType_t>(math)) &&
-        cudnnSetConvolutionMathType(conv_desc_, static_cast<cudnnMathType_t>(math)) == CUDNN_STATUS_SUCCESS &&
-        workspace_size(static_cast<Algo>(algo), &bytes) == CUDNN_STATUS_SUCCESS && bytes <= ws_limit_) {
+        cudnnSetConvolutionMathType(conv_desc_, static_cast<cudnnMathType_t>(math)) ==
+            CUDNN_STATUS_SUCCESS &&
+        workspace_size(static_cast<Algo>(algo), &bytes) == CUDNN_STATUS_SUCCESS &&
+        bytes <= ws_limit_) {
       return CudnnConvAlgo{algo, static_cast<cudnnMathType_t>(math), bytes, true};
     }
-    C2_LOG(Warning) << "[" << type() << "] ignoring the autotune record '" << *recorded << "' for " << record_key;
+    C2_LOG(Warning) << "[" << type() << "] ignoring the autotune record '" << *recorded << "' for "
+                    << record_key;
   }
   ++algorithm_searches_;
   C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, RequestedMath()));
@@ -158,8 +169,9 @@ CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search se
   if (status == CUDNN_STATUS_SUCCESS) {
     for (int i = 0; i < returned; ++i) {
       const Perf& p = perf[i];
-      offered << " [algo " << static_cast<int>(p.algo) << " status " << cudnnGetErrorString(p.status) << " math "
-              << MathName(p.mathType) << " memory " << p.memory << "]";
+      offered << " [algo " << static_cast<int>(p.algo) << " status "
+              << cudnnGetErrorString(p.status) << " math " << MathName(p.mathType) << " memory "
+              << p.memory << "]";
       if (p.status != CUDNN_STATUS_SUCCESS) continue;
       any_supported = true;
       if (deterministic_ && p.determinism != CUDNN_DETERMINISTIC) continue;
@@ -176,19 +188,24 @@ CudnnConvAlgo CudnnConvOpBase::Choose(const char* pass, int max_count, Search se
       return CudnnConvAlgo{static_cast<int>(p.algo), p.mathType, bytes, true};
     }
   } else {
-    C2_ENFORCE(status == CUDNN_STATUS_NOT_SUPPORTED, "cuDNN's ", pass, " algorithm search failed: ",
-               cudnnGetErrorString(status), " (", static_cast<int>(status), ") for key ", Tensor::DimsString(key_));
+    C2_ENFORCE(status == CUDNN_STATUS_NOT_SUPPORTED, "cuDNN's ", pass,
+               " algorithm search failed: ", cudnnGetErrorString(status), " (",
+               static_cast<int>(status), ") for key ", Tensor::DimsString(key_));
   }
   if (!any_supported) {
     C2_LOG(Warning) << "[" << type() << "] cuDNN supports no " << pass << " algorithm for key "
-                    << Tensor::DimsString(key_) << " (element type, X dims, -1, filter dims, -2, pads, strides, dilations, group); running the CPU kernel";
+                    << Tensor::DimsString(key_)
+                    << " (element type, X dims, -1, filter dims, -2, pads, strides, dilations, "
+                       "group); running the CPU kernel";
     CudnnConvAlgo none;
     none.supported = false;
     return none;
   }
-  C2_THROW("cuDNN found no ", pass, " algorithm within ws_nbytes_limit=", ws_limit_,
-           deterministic_ ? " (deterministic only)" : "", " for key ", Tensor::DimsString(key_),
-           " (element type, X dims, -1, filter dims, -2, pads, strides, dilations, group); offered:", offered.str());
+  C2_THROW(
+      "cuDNN found no ", pass, " algorithm within ws_nbytes_limit=", ws_limit_,
+      deterministic_ ? " (deterministic only)" : "", " for key ", Tensor::DimsString(key_),
+      " (element type, X dims, -1, filter dims, -2, pads, strides, dilations, group); offered:",
+      offered.str());
 }
 
 CudnnConvAlgo CudnnConvOpBase::ForwardAlgo(const void* x, const void* w, void* y) {
@@ -199,15 +216,19 @@ CudnnConvAlgo CudnnConvOpBase::ForwardAlgo(const void* x, const void* w, void* y
   C2_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count));
   auto search = [&](int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
     if (exhaustive_search_) {
-      return cudnnFindConvolutionForwardAlgorithmEx(h, x_desc_, x, w_desc_, w, conv_desc_, y_desc_, y, n, returned,
-                                                    perf, WorkspaceBuffer(ws_limit_), ws_limit_);
+      return cudnnFindConvolutionForwardAlgorithmEx(h, x_desc_, x, w_desc_, w, conv_desc_, y_desc_,
+                                                    y, n, returned, perf,
+                                                    WorkspaceBuffer(ws_limit_), ws_limit_);
     }
-    return cudnnGetConvolutionForwardAlgorithm_v7(h, x_desc_, w_desc_, conv_desc_, y_desc_, n, returned, perf);
+    return cudnnGetConvolutionForwardAlgorithm_v7(h, x_desc_, w_desc_, conv_desc_, y_desc_, n,
+                                                  returned, perf);
   };
   auto size = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
-    return cudnnGetConvolutionForwardWorkspaceSize(h, x_desc_, w_desc_, conv_desc_, y_desc_, algo, bytes);
+    return cudnnGetConvolutionForwardWorkspaceSize(h, x_desc_, w_desc_, conv_desc_, y_desc_, algo,
+                                                   bytes);
   };
-  const CudnnConvAlgo chosen = Choose<cudnnConvolutionFwdAlgoPerf_t>("forward", max_count, search, size);
+  const CudnnConvAlgo chosen =
+      Choose<cudnnConvolutionFwdAlgoPerf_t>("forward", max_count, search, size);
   forward_.emplace(key_, chosen);
   return chosen;
 }
@@ -220,15 +241,19 @@ CudnnConvAlgo CudnnConvOpBase::BackwardDataAlgo(const void* w, const void* dy, v
   C2_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count));
   auto search = [&](int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
     if (exhaustive_search_) {
-      return cudnnFindConvolutionBackwardDataAlgorithmEx(h, w_desc_, w, y_desc_, dy, conv_desc_, x_desc_, dx, n,
-                                                         returned, perf, WorkspaceBuffer(ws_limit_), ws_limit_);
+      return cudnnFindConvolutionBackwardDataAlgorithmEx(h, w_desc_, w, y_desc_, dy, conv_desc_,
+                                                         x_desc_, dx, n, returned, perf,
+                                                         WorkspaceBuffer(ws_limit_), ws_limit_);
     }
-    return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_desc_, y_desc_, conv_desc_, x_desc_, n, returned, perf);
+    return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w_desc_, y_desc_, conv_desc_, x_desc_, n,
+                                                       returned, perf);
   };
   auto size = [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
-    return cudnnGetConvolutionBackwardDataWorkspaceSize(h, w_desc_, y_desc_, conv_desc_, x_desc_, algo, bytes);
+    return cudnnGetConvolutionBackwardDataWorkspaceSize(h, w_desc_, y_desc_, conv_desc_, x_desc_,
+                                                        algo, bytes);
   };
-  const CudnnConvAlgo chosen = Choose<cudnnConvolutionBwdDataAlgoPerf_t>("backward data", max_count, search, size);
+  const CudnnConvAlgo chosen =
+      Choose<cudnnConvolutionBwdDataAlgoPerf_t>("backward data", max_count, search, size);
   backward_data_.emplace(key_, chosen);
   return chosen;
 }
@@ -241,13 +266,16 @@ CudnnConvAlgo CudnnConvOpBase::BackwardFilterAlgo(const void* x, const void* dy,
   C2_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max_count));
   auto search = [&](int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
     if (exhaustive_search_) {
-      return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x_desc_, x, y_desc_, dy, conv_desc_, w_desc_, dw, n,
-                                                           returned, perf, WorkspaceBuffer(ws_limit_), ws_limit_);
+      return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, x_desc_, x, y_desc_, dy, conv_desc_,
+                                                           w_desc_, dw, n, returned, perf,
+                                                           WorkspaceBuffer(ws_limit_), ws_limit_);
     }
-    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_desc_, y_desc_, conv_desc_, w_desc_, n, returned, perf);
+    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x_desc_, y_desc_, conv_desc_, w_desc_,
+                                                         n, returned, perf);
   };
   auto size = [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
-    return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, x_desc_, y_desc_, conv_desc_, w_desc_, algo, bytes);
+    return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, x_desc_, y_desc_, conv_desc_, w_desc_,
+                                                          algo, bytes);
   };
   const CudnnConvAlgo chosen =
       Choose<cudnnConvolutionBwdFilterAlgoPerf_t>("backward filter", max_count, search, size);
@@ -280,9 +308,10 @@ bool CudnnConvOp::RunOnDevice() {
   cudnnHandle_t h = context_.cudnn_handle();
   const float one = 1.f, zero = 0.f;
   C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, algo.math));
-  C2_CUDNN_CHECK(cudnnConvolutionForward(h, &one, x_desc_, X.raw_data(), w_desc_, W.raw_data(), conv_desc_,
-                                         static_cast<cudnnConvolutionFwdAlgo_t>(algo.algo),
-                                         WorkspaceBuffer(algo.workspace), algo.workspace, &zero, y_desc_, y));
+  C2_CUDNN_CHECK(
+      cudnnConvolutionForward(h, &one, x_desc_, X.raw_data(), w_desc_, W.raw_data(), conv_desc_,
+                              static_cast<cudnnConvolutionFwdAlgo_t>(algo.algo),
+                              WorkspaceBuffer(algo.workspace), algo.workspace, &zero, y_desc_, y));
   if (bias) C2_CUDNN_CHECK(cudnnAddTensor(h, &one, bias_desc_, bias, &one, y_desc_, y));
   return true;
 }
@@ -331,22 +360,27 @@ bool CudnnConvGradientOp::RunOnDevice() {
   }
   SetDescriptors(s, type, X, W);
   const CudnnConvAlgo filter_algo = BackwardFilterAlgo(X.raw_data(), dY.raw_data(), dw);
-  const CudnnConvAlgo data_algo = dx ? BackwardDataAlgo(W.raw_data(), dY.raw_data(), dx) : CudnnConvAlgo{};
+  const CudnnConvAlgo data_algo =
+      dx ? BackwardDataAlgo(W.raw_data(), dY.raw_data(), dx) : CudnnConvAlgo{};
   if (!filter_algo.supported || !data_algo.supported) return RunFallback();
   // One buffer for both passes, sized before either runs.
   void* ws = WorkspaceBuffer(std::max(filter_algo.workspace, data_algo.workspace));
   cudnnHandle_t h = context_.cudnn_handle();
   const float one = 1.f, zero = 0.f;
   C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, filter_algo.math));
-  C2_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, &one, x_desc_, X.raw_data(), y_desc_, dY.raw_data(), conv_desc_,
-                                                static_cast<cudnnConvolutionBwdFilterAlgo_t>(filter_algo.algo), ws,
-                                                filter_algo.workspace, &zero, w_desc_, dw));
-  if (db) C2_CUDNN_CHECK(cudnnConvolutionBackwardBias(h, &one, y_desc_, dY.raw_data(), &zero, bias_desc_, db));
+  C2_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+      h, &one, x_desc_, X.raw_data(), y_desc_, dY.raw_data(), conv_desc_,
+      static_cast<cudnnConvolutionBwdFilterAlgo_t>(filter_algo.algo), ws, filter_algo.workspace,
+      &zero, w_desc_, dw));
+  if (db)
+    C2_CUDNN_CHECK(
+        cudnnConvolutionBackwardBias(h, &one, y_desc_, dY.raw_data(), &zero, bias_desc_, db));
   if (dx) {
     C2_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, data_algo.math));
-    C2_CUDNN_CHECK(cudnnConvolutionBackwardData(h, &one, w_desc_, W.raw_data(), y_desc_, dY.raw_data(), conv_desc_,
-                                                static_cast<cudnnConvolutionBwdDataAlgo_t>(data_algo.algo), ws,
-                                                data_algo.workspace, &zero, x_desc_, dx));
+    C2_CUDNN_CHECK(cudnnConvolutionBackwardData(
+        h, &one, w_desc_, W.raw_data(), y_desc_, dY.raw_data(), conv_desc_,
+        static_cast<cudnnConvolutionBwdDataAlgo_t>(data_algo.algo), ws, data_algo.workspace, &zero,
+        x_desc_, dx));
   }
   return true;
 }

@@ -55,10 +55,13 @@ ConvDescs Describe(const ConvPoolGeometry& g, int64_t M, int64_t group, bool has
   return d;
 }
 
-memory::desc Any(const memory::desc& d) { return memory::desc(d.dims(), memory::data_type::f32, Tag::any); }
+memory::desc Any(const memory::desc& d) {
+  return memory::desc(d.dims(), memory::data_type::f32, Tag::any);
+}
 
 dnnl::algorithm Algorithm(ConvVariant v) {
-  return v == ConvVariant::kWinograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
+  return v == ConvVariant::kWinograd ? dnnl::algorithm::convolution_winograd
+                                     : dnnl::algorithm::convolution_direct;
 }
 
 // The forward primitive description of a oneDNN variant: plain layouts (direct) or oneDNN's choice
@@ -68,10 +71,10 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, ConvVa
   const bool plain = v == ConvVariant::kDirect;
   const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
   const auto prop = dnnl::prop_kind::forward_training;
-  const Conv::desc desc = d.has_bias ? Conv::desc(prop, Algorithm(v), src, Any(d.wei), d.bias, dst, d.strides,
-                                                  d.dilates, d.pad_l, d.pad_r)
-                                     : Conv::desc(prop, Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates,
-                                                  d.pad_l, d.pad_r);
+  const Conv::desc desc = d.has_bias ? Conv::desc(prop, Algorithm(v), src, Any(d.wei), d.bias, dst,
+                                                  d.strides, d.dilates, d.pad_l, d.pad_r)
+                                     : Conv::desc(prop, Algorithm(v), src, Any(d.wei), dst,
+                                                  d.strides, d.dilates, d.pad_l, d.pad_r);
   return Conv::primitive_desc(desc, DnnlEngine());
 }
 
@@ -85,18 +88,22 @@ struct Pass {
 enum { kX = 0, kW = 1, kBias = 2, kY = 3 };
 enum { kBX = 0, kBW = 1, kBDY = 2, kBDW = 3, kBDBias = 4, kBDX = 5 };
 
-std::vector<memory::desc> ForwardTensors(const ConvDescs& d) { return {d.src, d.wei, d.bias, d.dst}; }
+std::vector<memory::desc> ForwardTensors(const ConvDescs& d) {
+  return {d.src, d.wei, d.bias, d.dst};
+}
 std::vector<memory::desc> BackwardTensors(const ConvDescs& d) {
   return {d.src, d.wei, d.dst, d.wei, d.bias, d.src};
 }
 
-// Each builder returns false when oneDNN rejects the variant or has only its reference kernel for it.
+// Each builder returns false when oneDNN rejects the variant or has only its reference kernel for
+// it.
 bool ForwardPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
   try {
     const auto pd = ForwardDesc(d, v);
     if (DnnlIsReference(pd)) return false;
     pass->prim = dnnl::convolution_forward(pd);
-    pass->bindings = {{DNNL_ARG_SRC, kX, pd.src_desc(), false}, {DNNL_ARG_WEIGHTS, kW, pd.weights_desc(), false},
+    pass->bindings = {{DNNL_ARG_SRC, kX, pd.src_desc(), false},
+                      {DNNL_ARG_WEIGHTS, kW, pd.weights_desc(), false},
                       {DNNL_ARG_DST, kY, pd.dst_desc(), true}};
     if (d.has_bias) pass->bindings.push_back({DNNL_ARG_BIAS, kBias, pd.bias_desc(), false});
     return true;
@@ -111,16 +118,18 @@ bool BackwardWeightsPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
     const auto hint = ForwardDesc(d, v);
     const bool plain = v == ConvVariant::kDirect;
     const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
-    const Conv::desc desc =
-        d.has_bias ? Conv::desc(Algorithm(v), src, Any(d.wei), d.bias, dst, d.strides, d.dilates, d.pad_l, d.pad_r)
-                   : Conv::desc(Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+    const Conv::desc desc = d.has_bias ? Conv::desc(Algorithm(v), src, Any(d.wei), d.bias, dst,
+                                                    d.strides, d.dilates, d.pad_l, d.pad_r)
+                                       : Conv::desc(Algorithm(v), src, Any(d.wei), dst, d.strides,
+                                                    d.dilates, d.pad_l, d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
     pass->bindings = {{DNNL_ARG_SRC, kBX, pd.src_desc(), false},
                       {DNNL_ARG_DIFF_DST, kBDY, pd.diff_dst_desc(), false},
                       {DNNL_ARG_DIFF_WEIGHTS, kBDW, pd.diff_weights_desc(), true}};
-    if (d.has_bias) pass->bindings.push_back({DNNL_ARG_DIFF_BIAS, kBDBias, pd.diff_bias_desc(), true});
+    if (d.has_bias)
+      pass->bindings.push_back({DNNL_ARG_DIFF_BIAS, kBDBias, pd.diff_bias_desc(), true});
     return true;
   } catch (const dnnl::error&) {
     return false;
@@ -133,7 +142,8 @@ bool BackwardDataPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
     const auto hint = ForwardDesc(d, v);
     const bool plain = v == ConvVariant::kDirect;
     const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
-    const Conv::desc desc(Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+    const Conv::desc desc(Algorithm(v), src, Any(d.wei), dst, d.strides, d.dilates, d.pad_l,
+                          d.pad_r);
     const Conv::primitive_desc pd(desc, DnnlEngine(), hint);
     if (DnnlIsReference(pd)) return false;
     pass->prim = Conv(pd);
@@ -146,7 +156,8 @@ bool BackwardDataPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
   }
 }
 
-const ConvVariant kDnnlVariants[] = {ConvVariant::kDirect, ConvVariant::kBlocked, ConvVariant::kWinograd};
+const ConvVariant kDnnlVariants[] = {ConvVariant::kDirect, ConvVariant::kBlocked,
+                                     ConvVariant::kWinograd};
 
 // The oneDNN variants of one pass that this machine's oneDNN offers for the case.
 struct Passes {
@@ -169,12 +180,12 @@ struct Passes {
 // The autotune key of a case: the pass, the kernel threads and every dim and argument.
 std::string CaseKey(const char* pass, const ConvShape& s, bool bias) {
   std::ostringstream k;
-  k << "conv_dnnl." << pass << " t" << MaxKernelThreads() << " N" << s.N << " C" << s.C << " M" << s.M << " g"
-    << s.group << " b" << bias;
+  k << "conv_dnnl." << pass << " t" << MaxKernelThreads() << " N" << s.N << " C" << s.C << " M"
+    << s.M << " g" << s.group << " b" << bias;
   const ConvPoolGeometry& g = s.g;
   for (int i = 0; i < g.spatial_dims(); ++i) {
-    k << " " << g.in[i] << ":k" << g.kernel[i] << "s" << g.stride[i] << "d" << g.dilation[i] << "p" << g.pad_head[i]
-      << "," << g.pad_tail[i];
+    k << " " << g.in[i] << ":k" << g.kernel[i] << "s" << g.stride[i] << "d" << g.dilation[i] << "p"
+      << g.pad_head[i] << "," << g.pad_tail[i];
   }
   return k.str();
 }
@@ -189,7 +200,8 @@ size_t Fastest(const std::string& key, const std::vector<std::string>& names,
   }
   const size_t pick = std::min_element(best.begin(), best.end()) - best.begin();
   std::ostringstream log;
-  for (size_t i = 0; i < names.size(); ++i) log << (i ? ", " : "") << names[i] << " " << best[i] * 1e3 << " ms";
+  for (size_t i = 0; i < names.size(); ++i)
+    log << (i ? ", " : "") << names[i] << " " << best[i] * 1e3 << " ms";
   C2_LOG(Info) << "timed " << key << ": " << log.str() << "; fastest " << names[pick];
   return pick;
 }
@@ -236,11 +248,15 @@ DnnlPlan PlanOf(const std::vector<memory::desc>& tensors, const std::vector<cons
 }  // namespace
 
 DnnlConvOp::DnnlConvOp(const OperatorDef& def, Workspace* ws)
-    : ConvOp(def, ws), exhaustive_search_(ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
-  if (args().order() != StorageOrder::NCHW) throw UnsupportedOperatorFeature("the DNNL engine runs NCHW only");
+    : ConvOp(def, ws),
+      exhaustive_search_(
+          ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
+  if (args().order() != StorageOrder::NCHW)
+    throw UnsupportedOperatorFeature("the DNNL engine runs NCHW only");
 }
 
-void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias,
+                         float* y) {
   const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(bias), y};
   const std::string key = CaseKey("forward", s, bias != nullptr);
   auto& cache = Cache();
@@ -286,12 +302,14 @@ void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, con
 
 DnnlConvGradientOp::DnnlConvGradientOp(const OperatorDef& def, Workspace* ws)
     : ConvGradientOp(def, ws),
-      exhaustive_search_(ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
-  if (args().order() != StorageOrder::NCHW) throw UnsupportedOperatorFeature("the DNNL engine runs NCHW only");
+      exhaustive_search_(
+          ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
+  if (args().order() != StorageOrder::NCHW)
+    throw UnsupportedOperatorFeature("the DNNL engine runs NCHW only");
 }
 
-void DnnlConvGradientOp::Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw,
-                                 float* db, float* dx) {
+void DnnlConvGradientOp::Compute(const ConvShape& s, const float* x, const float* w,
+                                 const float* dy, float* dw, float* db, float* dx) {
   const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(dy), dw, db, dx};
   const bool with_dx = dx != nullptr;
   const std::string key = CaseKey(with_dx ? "backward" : "backward_no_dx", s, db != nullptr);
@@ -300,10 +318,10 @@ void DnnlConvGradientOp::Compute(const ConvShape& s, const float* x, const float
   if (it == cache.end()) {
     const ConvDescs d = Describe(s.g, s.M, s.group, db != nullptr);
     const Passes weights([&](ConvVariant v, Pass* p) { return BackwardWeightsPass(d, v, p); });
-    const Passes data_passes([&](ConvVariant v, Pass* p) {
-      return with_dx && BackwardDataPass(d, v, p);
-    });
-    const bool dnnl_possible = !weights.by_variant.empty() && (!with_dx || !data_passes.by_variant.empty());
+    const Passes data_passes(
+        [&](ConvVariant v, Pass* p) { return with_dx && BackwardDataPass(d, v, p); });
+    const bool dnnl_possible =
+        !weights.by_variant.empty() && (!with_dx || !data_passes.by_variant.empty());
     const auto tensors = BackwardTensors(d);
     auto valid = [&](const std::string& name) {
       const auto c = ParseConvBackwardChoice(name, with_dx);
@@ -326,7 +344,8 @@ void DnnlConvGradientOp::Compute(const ConvShape& s, const float* x, const float
           variants.push_back(kv.first);
         }
         if (variants.size() == 1) return variants[0];
-        return variants[Fastest(key + " " + pass, names, [&](size_t i) { return plans[i].Time(data); })];
+        return variants[Fastest(key + " " + pass, names,
+                                [&](size_t i) { return plans[i].Time(data); })];
       };
       ConvBackwardChoice best;
       best.weights = fastest_of(weights, "weights");
@@ -336,11 +355,13 @@ void DnnlConvGradientOp::Compute(const ConvShape& s, const float* x, const float
       DnnlPlan together = PlanOf(tensors, parts);
       const std::vector<std::string> names{"gemm", ConvBackwardChoiceName(best, with_dx)};
       const size_t pick = Fastest(key, names, [&](size_t i) {
-        return i == 0 ? Seconds([&] { ConvGradientOp::Compute(s, x, w, dy, dw, db, dx); }) : together.Time(data);
+        return i == 0 ? Seconds([&] { ConvGradientOp::Compute(s, x, w, dy, dw, db, dx); })
+                      : together.Time(data);
       });
       choice = RecordChoice(key, names[pick]);
     } else if (dnnl_possible) {
-      choice = ConvBackwardChoiceName(ConvBackwardRule(s, weights.offer, data_passes.offer, with_dx), with_dx);
+      choice = ConvBackwardChoiceName(
+          ConvBackwardRule(s, weights.offer, data_passes.offer, with_dx), with_dx);
     } else {
       choice = "gemm";
     }

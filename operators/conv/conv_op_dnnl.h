@@ -1,22 +1,22 @@
-// The DNNL engine of Conv and ConvGradient on the CPU: the math, shapes and outputs are conv_op.h's.
-// Registered as <Type>_ENGINE_DNNL for Conv, Conv1D/2D/3D and their Gradient types, and first in the
-// CPU engine preference (core/operator.h) when the build has oneDNN, so nets use it unless they name
-// another engine (engine="EIGEN" runs the default im2col kernel). NCHW only: for NHWC the
-// constructor declines and the op falls back to the default engine.
+// The DNNL engine of Conv and ConvGradient on the CPU: the math, shapes and outputs are
+// conv_op.h's. Registered as <Type>_ENGINE_DNNL for Conv, Conv1D/2D/3D and their Gradient types,
+// and first in the CPU engine preference (core/operator.h) when the build has oneDNN, so nets use
+// it unless they name another engine (engine="EIGEN" runs the default im2col kernel). NCHW only:
+// for NHWC the constructor declines and the op falls back to the default engine.
 //
 // Each pass of a case (forward; backward weights; backward data) runs one variant:
 //   gemm      im2col + GEMM (oneDNN's sgemm), the default engine's path
 //   direct    oneDNN's direct convolution on the caller's plain NCHW tensors
 //   blocked   oneDNN's direct convolution in the layouts it prefers, reordered to and from NCHW
 //   winograd  oneDNN's Winograd convolution (3x3, stride 1; rounding differs from direct by ~1e-6)
-// A case is every dim and argument of the call plus the kernel thread count. The variant comes from,
-// in order: a record of the autotune cache (core/autotune_cache.h); timing every variant on the first
-// call of the case when exhaustive_search is on (the argument, or --caffe2_exhaustive_search), the
-// choice then recorded; otherwise the fixed rule of conv_policy.h. So the choice never depends on
-// the machine's load unless timing was asked for, and a process given the cache file of a tuning
-// process computes exactly what that process computed. A variant that oneDNN offers only as its
-// reference kernel, or not at all, is never used. The backward passes are chosen together: "gemm"
-// for both, or a oneDNN variant for each ("blocked+winograd").
+// A case is every dim and argument of the call plus the kernel thread count. The variant comes
+// from, in order: a record of the autotune cache (core/autotune_cache.h); timing every variant on
+// the first call of the case when exhaustive_search is on (the argument, or
+// --caffe2_exhaustive_search), the choice then recorded; otherwise the fixed rule of conv_policy.h.
+// So the choice never depends on the machine's load unless timing was asked for, and a process
+// given the cache file of a tuning process computes exactly what that process computed. A variant
+// that oneDNN offers only as its reference kernel, or not at all, is never used. The backward
+// passes are chosen together: "gemm" for both, or a oneDNN variant for each ("blocked+winograd").
 //
 // Plans (primitives and reorders) are cached per thread and case. The primitives run on
 // MaxKernelThreads() OpenMP threads.
@@ -31,7 +31,8 @@ class DnnlConvOp final : public ConvOp {
   DnnlConvOp(const OperatorDef& def, Workspace* ws);
 
  private:
-  void Compute(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) override;
+  void Compute(const ConvShape& s, const float* x, const float* w, const float* bias,
+               float* y) override;
   bool exhaustive_search_;
 };
 
@@ -40,8 +41,8 @@ class DnnlConvGradientOp final : public ConvGradientOp {
   DnnlConvGradientOp(const OperatorDef& def, Workspace* ws);
 
  private:
-  void Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw, float* db,
-               float* dx) override;
+  void Compute(const ConvShape& s, const float* x, const float* w, const float* dy, float* dw,
+               float* db, float* dx) override;
   bool exhaustive_search_;
 };
 

@@ -31,7 +31,8 @@ struct ConvBackwardChoice {
 };
 
 ConvVariant ConvForwardRule(const ConvShape& s, const ConvOffer& offer);
-ConvBackwardChoice ConvBackwardRule(const ConvShape& s, const ConvOffer& weights, const ConvOffer& data, bool dx);
+ConvBackwardChoice ConvBackwardRule(const ConvShape& s, const ConvOffer& weights,
+                                    const ConvOffer& data, bool dx);
 
 // "gemm" or "<weights>+<data>" (data "none" without dX), and back; nullopt for a malformed name.
 std::string ConvBackwardChoiceName(const ConvBackwardChoice& c, bool dx);

@@ -28,19 +28,21 @@ void CheckConvGradientOutputCount(const OperatorBase& op, bool no_bias) {
   const int max_out = no_bias ? 2 : 3;
   C2_ENFORCE(op.OutputSize() >= max_out - 1 && op.OutputSize() <= max_out,
              no_bias ? "with no_bias=1 the outputs are [dfilter, dX?]"
-                     : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op has no bias)",
+                     : "the outputs are [dfilter, dbias, dX?] (pass no_bias=1 when the forward op "
+                       "has no bias)",
              ", got ", op.OutputSize(), " outputs");
 }
 
 void CheckGradientOutputShape(const Tensor& dY, const std::vector<int64_t>& y_dims) {
-  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
-             Tensor::DimsString(y_dims));
+  C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()),
+             " must have the output shape ", Tensor::DimsString(y_dims));
 }
 
-void CheckPoolGradientShapes(const Tensor& X, const Tensor& Y, const Tensor& dY, const std::vector<int64_t>& y_dims) {
-  C2_ENFORCE(Y.dims() == y_dims && dY.dims() == y_dims, "Y ", Tensor::DimsString(Y.dims()), " and dY ",
-             Tensor::DimsString(dY.dims()), " must have the output shape ", Tensor::DimsString(y_dims), " of X ",
-             Tensor::DimsString(X.dims()));
+void CheckPoolGradientShapes(const Tensor& X, const Tensor& Y, const Tensor& dY,
+                             const std::vector<int64_t>& y_dims) {
+  C2_ENFORCE(Y.dims() == y_dims && dY.dims() == y_dims, "Y ", Tensor::DimsString(Y.dims()),
+             " and dY ", Tensor::DimsString(dY.dims()), " must have the output shape ",
+             Tensor::DimsString(y_dims), " of X ", Tensor::DimsString(X.dims()));
 }
 
 StorageOrder ParseStorageOrder(const std::string& order) {
@@ -51,10 +53,14 @@ StorageOrder ParseStorageOrder(const std::string& order) {
 
 const char* LegacyPaddingName(LegacyPadding p) {
   switch (p) {
-    case LegacyPadding::NOTSET: return "NOTSET";
-    case LegacyPadding::VALID: return "VALID";
-    case LegacyPadding::SAME: return "SAME";
-    case LegacyPadding::CAFFE_LEGACY_POOLING: return "CAFFE_LEGACY_POOLING";
+    case LegacyPadding::NOTSET:
+      return "NOTSET";
+    case LegacyPadding::VALID:
+      return "VALID";
+    case LegacyPadding::SAME:
+      return "SAME";
+    case LegacyPadding::CAFFE_LEGACY_POOLING:
+      return "CAFFE_LEGACY_POOLING";
   }
   return "?";
 }
@@ -159,8 +165,8 @@ ConvPoolGeometry::Dims3 ConvPoolGeometry::As3D() const {
   return g;
 }
 
-ConvPoolArgs::PerDim ConvPoolArgs::Merge(const std::vector<PerDim>& forms, const std::string& choices,
-                                         int dflt) {
+ConvPoolArgs::PerDim ConvPoolArgs::Merge(const std::vector<PerDim>& forms,
+                                         const std::string& choices, int dflt) {
   if (forms.empty()) return PerDim{{dflt}, true, ""};
   const PerDim* chosen = &forms[0];
   for (const PerDim& f : forms) {
@@ -178,8 +184,8 @@ ConvPoolArgs::PerDim ConvPoolArgs::Merge(const std::vector<PerDim>& forms, const
     return a.values == b.values;
   };
   for (const PerDim& f : forms) {
-    C2_ENFORCE(agree(f, *chosen), chosen->source, " = ", JoinInts(chosen->values), " and ", f.source, " = ",
-               JoinInts(f.values), " disagree; give one of ", choices);
+    C2_ENFORCE(agree(f, *chosen), chosen->source, " = ", JoinInts(chosen->values), " and ",
+               f.source, " = ", JoinInts(f.values), " disagree; give one of ", choices);
   }
   return *chosen;
 }
@@ -199,7 +205,8 @@ ConvPoolArgs::PerDim ConvPoolArgs::Parse(const ArgumentHelper& args, const std::
   if (has_h || has_w) {
     C2_ENFORCE(has_h && has_w, "'", h, "' and '", w, "' must be given together, got only '",
                has_h ? h : w, "'");
-    forms.push_back({{args.GetSingleArgument<int>(h, dflt), args.GetSingleArgument<int>(w, dflt)}, false,
+    forms.push_back({{args.GetSingleArgument<int>(h, dflt), args.GetSingleArgument<int>(w, dflt)},
+                     false,
                      "'" + h + "'/'" + w + "'"});
   }
   return Merge(forms, "'" + scalar + "', '" + h + "'/'" + w + "' or '" + list + "'", dflt);
@@ -221,13 +228,16 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
 
   // Pads: `pad`, the four pad_t/pad_l/pad_b/pad_r, or `pads`.
   std::vector<PerDim> pad_forms;
-  if (args.HasArgument("pads")) pad_forms.push_back({args.GetRepeatedArgument<int>("pads"), false, "'pads'"});
-  if (args.HasArgument("pad")) pad_forms.push_back({{args.GetSingleArgument<int>("pad", 0)}, true, "'pad'"});
+  if (args.HasArgument("pads"))
+    pad_forms.push_back({args.GetRepeatedArgument<int>("pads"), false, "'pads'"});
+  if (args.HasArgument("pad"))
+    pad_forms.push_back({{args.GetSingleArgument<int>("pad", 0)}, true, "'pad'"});
   const char* sides[] = {"pad_t", "pad_l", "pad_b", "pad_r"};
   int sides_given = 0;
   for (const char* s : sides) sides_given += args.HasArgument(s) ? 1 : 0;
   if (sides_given > 0) {
-    C2_ENFORCE(sides_given == 4, "'pad_t', 'pad_l', 'pad_b' and 'pad_r' must be given together, got only ",
+    C2_ENFORCE(sides_given == 4,
+               "'pad_t', 'pad_l', 'pad_b' and 'pad_r' must be given together, got only ",
                sides_given, " of them");
     PerDim p{{}, false, "'pad_t'/'pad_l'/'pad_b'/'pad_r'"};
     for (const char* s : sides) p.values.push_back(args.GetSingleArgument<int>(s, 0));
@@ -241,24 +251,29 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
                " computes the pads itself; remove the explicit ", pads_.source);
   }
   for (int k : kernel_.values) {
-    C2_ENFORCE(global_pooling_ || k > 0,
-               kernel_.source.empty()
-                   ? std::string("the kernel size is not set: give 'kernel', 'kernel_h'/'kernel_w' or 'kernels'")
-                   : MakeString("kernel sizes must be positive, got ", kernel_.source, " = ",
-                                JoinInts(kernel_.values)));
+    C2_ENFORCE(
+        global_pooling_ || k > 0,
+        kernel_.source.empty()
+            ? std::string(
+                  "the kernel size is not set: give 'kernel', 'kernel_h'/'kernel_w' or 'kernels'")
+            : MakeString("kernel sizes must be positive, got ", kernel_.source, " = ",
+                         JoinInts(kernel_.values)));
   }
   for (int s : stride_.values) {
-    C2_ENFORCE(s > 0, "strides must be positive, got ", stride_.source, " = ", JoinInts(stride_.values));
+    C2_ENFORCE(s > 0, "strides must be positive, got ", stride_.source, " = ",
+               JoinInts(stride_.values));
   }
   for (int d : dilation_.values) {
     C2_ENFORCE(d > 0, "dilations must be positive, got ", dilation_.source, " = ",
                JoinInts(dilation_.values));
   }
   for (int a : adj_.values) {
-    C2_ENFORCE(a >= 0, "adjs must be non-negative, got ", adj_.source, " = ", JoinInts(adj_.values));
+    C2_ENFORCE(a >= 0, "adjs must be non-negative, got ", adj_.source, " = ",
+               JoinInts(adj_.values));
   }
   for (int p : pads_.values) {
-    C2_ENFORCE(p >= 0, "pads must be non-negative, got ", pads_.source, " = ", JoinInts(pads_.values));
+    C2_ENFORCE(p >= 0, "pads must be non-negative, got ", pads_.source, " = ",
+               JoinInts(pads_.values));
   }
   const auto all_equal = [](const PerDim& p, int v) {
     return std::all_of(p.values.begin(), p.values.end(), [v](int x) { return x == v; });
@@ -275,7 +290,8 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
   }
   C2_ENFORCE(group_ >= 1, "group must be at least 1, got ", group_);
   if (group_ > 1) {
-    C2_ENFORCE(order_ == StorageOrder::NCHW, "group ", group_, " needs order NCHW; NHWC supports only group 1");
+    C2_ENFORCE(order_ == StorageOrder::NCHW, "group ", group_,
+               " needs order NCHW; NHWC supports only group 1");
     C2_ENFORCE(all_equal(dilation_, 1), "group ", group_, " cannot be combined with dilation, got ",
                dilation_.source, " = ", JoinInts(dilation_.values));
   }
@@ -283,16 +299,17 @@ ConvPoolArgs::ConvPoolArgs(const ArgumentHelper& args)
 
 std::vector<int> ConvPoolArgs::Expand(const PerDim& p, int n, int per_dim, const char* what) {
   if (p.uniform) return std::vector<int>(static_cast<size_t>(n) * per_dim, p.values[0]);
-  C2_ENFORCE(static_cast<int>(p.values.size()) == n * per_dim, p.source, " gives ", p.values.size(), " ",
-             what, " but the input has ", n, " spatial dim", n == 1 ? "" : "s",
+  C2_ENFORCE(static_cast<int>(p.values.size()) == n * per_dim, p.source, " gives ", p.values.size(),
+             " ", what, " but the input has ", n, " spatial dim", n == 1 ? "" : "s",
              per_dim == 2 ? " (pads hold heads then tails)" : "");
   return p.values;
 }
 
 ConvPoolGeometry ConvPoolArgs::ResolveCommon(const std::vector<int64_t>& x) const {
   const bool nchw = order_ == StorageOrder::NCHW;
-  C2_ENFORCE(x.size() >= 3 && x.size() <= 5, "X ", Tensor::DimsString(x), " must have 3 to 5 dims: ",
-             nchw ? "(N, C, spatial...)" : "(N, spatial..., C)", " with 1 to 3 spatial dims");
+  C2_ENFORCE(x.size() >= 3 && x.size() <= 5, "X ", Tensor::DimsString(x),
+             " must have 3 to 5 dims: ", nchw ? "(N, C, spatial...)" : "(N, spatial..., C)",
+             " with 1 to 3 spatial dims");
   const int n = static_cast<int>(x.size()) - 2;
   ConvPoolGeometry g;
   g.order = order_;
@@ -320,10 +337,12 @@ ConvPoolGeometry ConvPoolArgs::Resolve(const std::vector<int64_t>& x) const {
                                   &g.pad_head[i], &g.pad_tail[i]);
     if (g.out[i] < 1) {
       const int64_t dk = static_cast<int64_t>(g.dilation[i]) * (g.kernel[i] - 1) + 1;
-      const int64_t tail = legacy_pad_ == LegacyPadding::CAFFE_LEGACY_POOLING ? g.pad_head[i] : g.pad_tail[i];
-      C2_THROW("kernel ", g.kernel[i], dk != g.kernel[i] ? MakeString(" (dilated ", dk, ")") : std::string(),
-               " is larger than the padded input ", g.in[i] + g.pad_head[i] + tail, " (size ", g.in[i],
-               " + pads ", g.pad_head[i], " + ", tail, ") in spatial dim ", i, " of X ",
+      const int64_t tail =
+          legacy_pad_ == LegacyPadding::CAFFE_LEGACY_POOLING ? g.pad_head[i] : g.pad_tail[i];
+      C2_THROW("kernel ", g.kernel[i],
+               dk != g.kernel[i] ? MakeString(" (dilated ", dk, ")") : std::string(),
+               " is larger than the padded input ", g.in[i] + g.pad_head[i] + tail, " (size ",
+               g.in[i], " + pads ", g.pad_head[i], " + ", tail, ") in spatial dim ", i, " of X ",
                Tensor::DimsString(x));
     }
   }
@@ -336,14 +355,15 @@ ConvPoolGeometry ConvPoolArgs::ResolveTranspose(const std::vector<int64_t>& x) c
   ConvPoolGeometry g = ResolveCommon(x);
   g.adj = Expand(adj_, g.spatial_dims(), 1, "adjs");
   for (int i = 0; i < g.spatial_dims(); ++i) {
-    C2_ENFORCE(g.adj[i] <= g.stride[i], "adj ", g.adj[i], " must not exceed the stride ", g.stride[i],
-               " in spatial dim ", i);
+    C2_ENFORCE(g.adj[i] <= g.stride[i], "adj ", g.adj[i], " must not exceed the stride ",
+               g.stride[i], " in spatial dim ", i);
     C2_ENFORCE(g.in[i] >= 1, "X ", Tensor::DimsString(x), " has an empty spatial dim ", i);
     if (legacy_pad_ != LegacyPadding::NOTSET) g.pad_head[i] = g.pad_tail[i] = 0;
     const int64_t dk = static_cast<int64_t>(g.dilation[i]) * (g.kernel[i] - 1) + 1;
     g.out[i] = (g.in[i] - 1) * g.stride[i] + dk + g.adj[i] - g.pad_head[i] - g.pad_tail[i];
-    C2_ENFORCE(g.out[i] >= 1, "pads ", g.pad_head[i], " + ", g.pad_tail[i], " remove the whole output ",
-               (g.in[i] - 1) * g.stride[i] + dk + g.adj[i], " of spatial dim ", i, " of X ", Tensor::DimsString(x));
+    C2_ENFORCE(g.out[i] >= 1, "pads ", g.pad_head[i], " + ", g.pad_tail[i],
+               " remove the whole output ", (g.in[i] - 1) * g.stride[i] + dk + g.adj[i],
+               " of spatial dim ", i, " of X ", Tensor::DimsString(x));
   }
   return g;
 }

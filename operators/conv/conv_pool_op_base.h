@@ -1,4 +1,5 @@
-// Arguments and output geometry shared by convolution and pooling (spec ops §1.2.1), device-neutral.
+// Arguments and output geometry shared by convolution and pooling (spec ops §1.2.1),
+// device-neutral.
 //
 // Arguments (all optional unless noted):
 //   order            "NCHW" (default) or "NHWC"
@@ -6,22 +7,24 @@
 //                                                     global_pooling)
 //   stride | stride_h + stride_w | strides            default 1
 //   dilation | dilation_h + dilation_w | dilations    default 1
-//   pad | pad_t + pad_l + pad_b + pad_r | pads        default 0; `pads` is [heads..., tails...], so a
+//   pad | pad_t + pad_l + pad_b + pad_r | pads        default 0; `pads` is [heads..., tails...], so
+//   a
 //                                                     2-D list is [t, l, b, r]
 //   legacy_pad       0 NOTSET, 1 VALID, 2 SAME, 3 CAFFE_LEGACY_POOLING
 //   global_pooling   the window is the whole input (pads 0, strides 1, dilations 1 required)
 //   group            grouped convolution (Conv, ConvTranspose); group > 1 needs NCHW and dilation 1
 //   adj | adj_h + adj_w | adjs                        ConvTranspose's extra output size, default 0
 // The scalar forms (kernel, stride, dilation, pad) apply to every spatial dim of the input, so
-// `kernel=3` works for 1-D, 2-D and 3-D inputs; the _h/_w forms are 2-D; the list forms give one value
-// per spatial dim. Several forms of one quantity may be given only when they agree (the list form is
-// then used); a partial _h/_w or pad_t/l/b/r set is an error, as is an explicit pad together with
-// legacy_pad VALID or SAME.
+// `kernel=3` works for 1-D, 2-D and 3-D inputs; the _h/_w forms are 2-D; the list forms give one
+// value per spatial dim. Several forms of one quantity may be given only when they agree (the list
+// form is then used); a partial _h/_w or pad_t/l/b/r set is an error, as is an explicit pad
+// together with legacy_pad VALID or SAME.
 //
 // Output size per spatial dim, with the dilated kernel dk = dilation * (k - 1) + 1:
 //   NOTSET   out = floor((in + pad_head + pad_tail - dk) / stride) + 1
 //   VALID    pads 0, out = floor((in - dk) / stride) + 1
-//   SAME     (dilation 1) out = ceil(in / stride); pad_needed = max(0, (out - 1) * stride + k - in);
+//   SAME     (dilation 1) out = ceil(in / stride); pad_needed = max(0, (out - 1) * stride + k -
+//   in);
 //            pad_head = pad_needed / 2, pad_tail = the rest
 //   CAFFE_LEGACY_POOLING (Caffe's ceil rule, only pad_head is read):
 //            out = ceil((in + 2 * pad_head - dk) / stride) + 1, minus 1 when pad_head > 0 and
@@ -29,10 +32,10 @@
 //            where floor_out is the NOTSET size, so the NOTSET formula reproduces `out` (the last
 //            window may hang over the end of the input; pooling reads only its in-bounds part).
 // In every mode an output size below 1 is an error ("kernel ... is larger than the padded input").
-// Deviations from upstream, all for inputs upstream mishandles: the scalar forms apply to 1-D and 3-D
-// inputs (upstream makes them 2-D); conflicting or partial forms are errors (upstream silently picks one);
-// SAME clamps a negative pad_needed to 0 (same output); global_pooling works for 1-D and 3-D; pooling
-// honours dilation.
+// Deviations from upstream, all for inputs upstream mishandles: the scalar forms apply to 1-D and
+// 3-D inputs (upstream makes them 2-D); conflicting or partial forms are errors (upstream silently
+// picks one); SAME clamps a negative pad_needed to 0 (same output); global_pooling works for 1-D
+// and 3-D; pooling honours dilation.
 #pragma once
 
 #include <array>
@@ -77,8 +80,8 @@ struct ConvPoolGeometry {
   // True when the window at every output is exactly one input element at the same position.
   bool IsPointwise() const;
   // True when padding every spatial dim by pad_head on both sides gives the same output sizes. The
-  // windows then start at the same places and none reaches past the shorter of the two tail pads, so
-  // a library that pads symmetrically (cuDNN) computes this geometry exactly.
+  // windows then start at the same places and none reaches past the shorter of the two tail pads,
+  // so a library that pads symmetrically (cuDNN) computes this geometry exactly.
   bool FitsSymmetricPads() const;
 
   // The same geometry with the spatial dims padded at the front to three (size 1, kernel 1,
@@ -140,6 +143,7 @@ void CheckConvGradientOutputCount(const OperatorBase& op, bool no_bias);
 // - a gradient's dY has the forward output's dims `y_dims`;
 void CheckGradientOutputShape(const Tensor& dY, const std::vector<int64_t>& y_dims);
 // - a pool gradient's Y and dY both have them (those of X's pooling).
-void CheckPoolGradientShapes(const Tensor& X, const Tensor& Y, const Tensor& dY, const std::vector<int64_t>& y_dims);
+void CheckPoolGradientShapes(const Tensor& X, const Tensor& Y, const Tensor& dY,
+                             const std::vector<int64_t>& y_dims);
 
 }  // namespace caffe2

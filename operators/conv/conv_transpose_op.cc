@@ -60,7 +60,8 @@ TransposeShape CheckShapes(const ConvPoolArgs& args, const std::vector<int64_t>&
   s.P = s.g.out_image_size();
   s.cols = s.g.As3D();
   std::swap(s.cols.in, s.cols.out);
-  s.direct = s.g.IsPointwise() && std::all_of(s.g.adj.begin(), s.g.adj.end(), [](int a) { return a == 0; });
+  s.direct = s.g.IsPointwise() &&
+             std::all_of(s.g.adj.begin(), s.g.adj.end(), [](int a) { return a == 0; });
   return s;
 }
 
@@ -78,8 +79,8 @@ bool ConvTransposeOp::RunOnDevice() {
   const float* bias = nullptr;
   if (InputSize() == 3) {
     const Tensor& b = Input(2);
-    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()), " must hold ",
-               s.M, " floats, one per output channel");
+    C2_ENFORCE(b.IsType<float>() && b.numel() == s.M, "bias ", Tensor::DimsString(b.dims()),
+               " must hold ", s.M, " floats, one per output channel");
     bias = b.data<float>();
   }
   Tensor* Y = Output(0);
@@ -119,7 +120,8 @@ bool ConvTransposeOp::RunOnDevice() {
         }
         if (bias) Map(y + n * s.M * s.P, s.M, s.P).colwise() += ConstVec(bias, s.M);
       } else {
-        Map(col, s.I, s.MgK()).noalias() = ConstMap(x + n * s.I * s.C, s.I, s.C) * ConstMap(w, s.C, s.MgK());
+        Map(col, s.I, s.MgK()).noalias() =
+            ConstMap(x + n * s.I * s.C, s.I, s.C) * ConstMap(w, s.C, s.MgK());
         float* yn = y + n * s.P * s.M;
         std::fill(yn, yn + s.P * s.M, 0.f);
         Col2ImNHWC(col, s.M, s.cols, yn);
@@ -218,7 +220,8 @@ bool ConvTransposeGradientOp::RunOnDevice() {
         ConstMap xn(x + n * s.I * s.C, s.I, s.C);
         Map(dwp, s.C, s.MgK()).noalias() += xn.transpose() * cn;
         if (dbp) Vec(dbp, s.M) += ConstMap(dyn, s.P, s.M).colwise().sum().transpose();
-        if (dx) Map(dx + n * s.I * s.C, s.I, s.C).noalias() = cn * ConstMap(w, s.C, s.MgK()).transpose();
+        if (dx)
+          Map(dx + n * s.I * s.C, s.I, s.C).noalias() = cn * ConstMap(w, s.C, s.MgK()).transpose();
       }
     }
   });
@@ -246,7 +249,8 @@ class GetConvTransposeGradient final : public GradientMakerBase {
   }
 };
 
-std::vector<TensorShape> ConvTransposeInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> ConvTransposeInference(const OperatorDef& def,
+                                                const std::vector<TensorShape>& in) {
   const TransposeShape s =
       CheckShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
   TensorShape y;
@@ -282,13 +286,19 @@ OPERATOR_SCHEMA(ConvTranspose)
     .NumInputs(2, 3)
     .NumOutputs(1)
     .TensorInference(ConvTransposeInference)
-    .SetDoc("Transposed convolution (the input gradient of Conv as a forward op); see conv_transpose_op.h.")
-    .Arg("adj", "extra output size at the tail of every spatial dim (or adj_h/adj_w, or adjs); default 0")
+    .SetDoc(
+        "Transposed convolution (the input gradient of Conv as a forward op); see "
+        "conv_transpose_op.h.")
+    .Arg("adj",
+         "extra output size at the tail of every spatial dim (or adj_h/adj_w, or adjs); default 0")
     .Input(0, "X", "(N, C, in...) or (N, in..., C)")
     .Input(1, "filter", "(C, M / group, kernel...) or (C, kernel..., M)")
     .Input(2, "bias", "optional (M)")
     .Output(0, "Y", "(N, M, out...) or (N, out..., M)");
-OPERATOR_SCHEMA(ConvTransposeGradient).NumInputs(3).NumOutputs(1, 3).TensorInference(ConvTransposeGradientInference);
+OPERATOR_SCHEMA(ConvTransposeGradient)
+    .NumInputs(3)
+    .NumOutputs(1, 3)
+    .TensorInference(ConvTransposeGradientInference);
 REGISTER_GRADIENT(ConvTranspose, GetConvTransposeGradient);
 
 }  // namespace caffe2

@@ -10,7 +10,8 @@ namespace {
 using Dims3 = ConvPoolGeometry::Dims3;
 
 // The outputs o in [*lo, *hi) whose input index o * stride + offset lies in [0, in).
-inline void ValidRange(int64_t offset, int stride, int64_t in, int64_t out, int64_t* lo, int64_t* hi) {
+inline void ValidRange(int64_t offset, int stride, int64_t in, int64_t out, int64_t* lo,
+                       int64_t* hi) {
   int64_t l = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
   int64_t h = in - offset <= 0 ? 0 : (in - offset + stride - 1) / stride;
   l = std::min(l, out);
@@ -85,9 +86,11 @@ void ChannelLast(float* x, int64_t C, const Dims3& g, float* col) {
         for (int kd = 0; kd < g.kernel[0]; ++kd) {
           const int64_t id = od * g.stride[0] - g.pad[0] + static_cast<int64_t>(kd) * g.dilation[0];
           for (int kh = 0; kh < g.kernel[1]; ++kh) {
-            const int64_t ih = oh * g.stride[1] - g.pad[1] + static_cast<int64_t>(kh) * g.dilation[1];
+            const int64_t ih =
+                oh * g.stride[1] - g.pad[1] + static_cast<int64_t>(kh) * g.dilation[1];
             for (int kw = 0; kw < g.kernel[2]; ++kw, dst += C) {
-              const int64_t iw = ow * g.stride[2] - g.pad[2] + static_cast<int64_t>(kw) * g.dilation[2];
+              const int64_t iw =
+                  ow * g.stride[2] - g.pad[2] + static_cast<int64_t>(kw) * g.dilation[2];
               const bool inside = id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW;
               if (!inside) {
                 if (kToCol) std::fill(dst, dst + C, 0.f);

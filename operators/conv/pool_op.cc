@@ -35,7 +35,8 @@ inline Span WindowSpan(int64_t o, int dim, const Dims3& g) {
   s.start = o * g.stride[dim] - g.pad[dim];
   const int64_t lo = s.start >= 0 ? 0 : (-s.start + s.dilation - 1) / s.dilation;
   const int64_t left = g.in[dim] - s.start;
-  const int64_t hi = std::min<int64_t>(g.kernel[dim], left <= 0 ? 0 : (left + s.dilation - 1) / s.dilation);
+  const int64_t hi =
+      std::min<int64_t>(g.kernel[dim], left <= 0 ? 0 : (left + s.dilation - 1) / s.dilation);
   s.hi = static_cast<int>(hi);
   s.lo = static_cast<int>(std::min(lo, hi));
   return s;
@@ -79,8 +80,8 @@ inline int64_t Count(const Span& sd, const Span& sh, const Span& sw) {
   return static_cast<int64_t>(sd.count()) * sh.count() * sw.count();
 }
 
-// x == y for non-NaN floats (+0 equals -0), compared on the bits: which element of a window is its max
-// is unpredictable, and a float compare costs a branch on the unordered flag.
+// x == y for non-NaN floats (+0 equals -0), compared on the bits: which element of a window is its
+// max is unpredictable, and a float compare costs a branch on the unordered flag.
 inline bool SameValue(float a, float b) {
   uint32_t ia, ib;
   std::memcpy(&ia, &a, sizeof ia);
@@ -88,15 +89,17 @@ inline bool SameValue(float a, float b) {
   return (ia == ib) | (((ia | ib) & 0x7fffffffu) == 0);
 }
 
-// Each pooler folds a window into an accumulator (Acc an element, Combine two accumulators); for the
-// gradient, Scale prepares an output's dY once and Grad gives one window element's share.
+// Each pooler folds a window into an accumulator (Acc an element, Combine two accumulators); for
+// the gradient, Scale prepares an output's dY once and Grad gives one window element's share.
 struct MaxPooler {
   float Init() const { return -std::numeric_limits<float>::infinity(); }
   float Acc(float a, float x) const { return std::max(a, x); }
   float Combine(float a, float b) const { return std::max(a, b); }
   float Finish(float a, int64_t count) const { return count ? a : 0.f; }
   float Scale(float, float dy, int64_t) const { return dy; }
-  float Grad(float x, float y, float scaled) const { return scaled * static_cast<float>(SameValue(x, y)); }
+  float Grad(float x, float y, float scaled) const {
+    return scaled * static_cast<float>(SameValue(x, y));
+  }
 };
 
 struct AveragePooler {
@@ -114,8 +117,12 @@ struct LpPooler {
   float Acc(float a, float x) const { return a + std::pow(std::abs(x), p); }
   float Combine(float a, float b) const { return a + b; }
   float Finish(float a, int64_t) const { return std::pow(a, 1.f / p); }
-  float Scale(float y, float dy, int64_t) const { return y == 0.f ? 0.f : dy / std::pow(y, p - 1.f); }
-  float Grad(float x, float, float scaled) const { return scaled * std::copysign(std::pow(std::abs(x), p - 1.f), x); }
+  float Scale(float y, float dy, int64_t) const {
+    return y == 0.f ? 0.f : dy / std::pow(y, p - 1.f);
+  }
+  float Grad(float x, float, float scaled) const {
+    return scaled * std::copysign(std::pow(std::abs(x), p - 1.f), x);
+  }
 };
 
 template <PoolKind kKind, class Fn>
@@ -134,8 +141,8 @@ void WithPooler(float p, Fn&& fn) {
 // folded into one row `acc` (a loop over the contiguous row that vectorizes), then each output
 // combines its columns of `acc`. `acc` holds in[2] floats.
 template <class Pooler>
-void ForwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, float* y,
-                  float* acc) {
+void ForwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x,
+                  float* y, float* acc) {
   const int64_t IH = g.in[1], IW = g.in[2];
   for (const Span& sd : spans.d) {
     for (const Span& sh : spans.h) {
@@ -158,8 +165,8 @@ void ForwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, c
 
 // One NHWC image: positions of C contiguous channels.
 template <class Pooler>
-void ForwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C, const float* x,
-                      float* y) {
+void ForwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C,
+                      const float* x, float* y) {
   ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     float* yo = y + o * C;
     std::fill(yo, yo + C, pool.Init());
@@ -175,14 +182,15 @@ void ForwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& span
 // One NCHW plane, a row of outputs at a time: the outputs' scaled gradients are computed once, then
 // each input row of the window walks them.
 template <class Pooler>
-void BackwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x, const float* y,
-                   const float* dy, float* dx, float* scaled) {
+void BackwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, const float* x,
+                   const float* y, const float* dy, float* dx, float* scaled) {
   const int64_t IH = g.in[1], IW = g.in[2];
   const int64_t OW = static_cast<int64_t>(spans.w.size());
   for (const Span& sd : spans.d) {
     for (const Span& sh : spans.h) {
       const int64_t rows = static_cast<int64_t>(sd.count()) * sh.count();
-      for (int64_t ow = 0; ow < OW; ++ow) scaled[ow] = pool.Scale(y[ow], dy[ow], rows * spans.w[ow].count());
+      for (int64_t ow = 0; ow < OW; ++ow)
+        scaled[ow] = pool.Scale(y[ow], dy[ow], rows * spans.w[ow].count());
       for (int kd = sd.lo; kd < sd.hi; ++kd) {
         for (int kh = sh.lo; kh < sh.hi; ++kh) {
           const int64_t offset = (sd.at(kd) * IH + sh.at(kh)) * IW;
@@ -205,8 +213,8 @@ void BackwardPlane(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, 
 }
 
 template <class Pooler>
-void BackwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C, const float* x,
-                       const float* y, const float* dy, float* dx, float* scaled) {
+void BackwardImageNHWC(const Pooler& pool, const Dims3& g, const PlaneSpans& spans, int64_t C,
+                       const float* x, const float* y, const float* dy, float* dx, float* scaled) {
   ForEachWindow(spans, [&](int64_t o, const Span& sd, const Span& sh, const Span& sw) {
     const int64_t count = Count(sd, sh, sw);
     const float* yo = y + o * C;
@@ -254,14 +262,18 @@ bool PoolOp<kKind>::RunOnDevice() {
   WithPooler<kKind>(p_, [&](const auto& pool) {
     if (g.order == StorageOrder::NCHW) {
       const int64_t planes = g.N * C;
-      ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        std::vector<float> acc(d3.in[2]);
-        for (int64_t i = b; i < e; ++i) ForwardPlane(pool, d3, spans, x + i * I, y + i * P, acc.data());
-      });
+      ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker),
+                  [&](int64_t b, int64_t e, int) {
+                    std::vector<float> acc(d3.in[2]);
+                    for (int64_t i = b; i < e; ++i)
+                      ForwardPlane(pool, d3, spans, x + i * I, y + i * P, acc.data());
+                  });
     } else {
-      ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        for (int64_t n = b; n < e; ++n) ForwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C);
-      });
+      ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker),
+                  [&](int64_t b, int64_t e, int) {
+                    for (int64_t n = b; n < e; ++n)
+                      ForwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C);
+                  });
     }
   });
   return true;
@@ -299,20 +311,23 @@ bool PoolGradientOp<kKind>::RunOnDevice() {
   WithPooler<kKind>(p_, [&](const auto& pool) {
     if (g.order == StorageOrder::NCHW) {
       const int64_t planes = g.N * C;
-      ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        std::vector<float> scaled(d3.out[2]);
-        for (int64_t i = b; i < e; ++i) {
-          BackwardPlane(pool, d3, spans, x + i * I, y + i * P, dy + i * P, dx + i * I, scaled.data());
-        }
-      });
+      ParallelFor(planes, KernelWorkers(planes, visits, kMinVisitsPerWorker),
+                  [&](int64_t b, int64_t e, int) {
+                    std::vector<float> scaled(d3.out[2]);
+                    for (int64_t i = b; i < e; ++i) {
+                      BackwardPlane(pool, d3, spans, x + i * I, y + i * P, dy + i * P, dx + i * I,
+                                    scaled.data());
+                    }
+                  });
     } else {
-      ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker), [&](int64_t b, int64_t e, int) {
-        std::vector<float> scaled(C);
-        for (int64_t n = b; n < e; ++n) {
-          BackwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C, dy + n * P * C, dx + n * I * C,
-                            scaled.data());
-        }
-      });
+      ParallelFor(g.N, KernelWorkers(g.N, visits, kMinVisitsPerWorker),
+                  [&](int64_t b, int64_t e, int) {
+                    std::vector<float> scaled(C);
+                    for (int64_t n = b; n < e; ++n) {
+                      BackwardImageNHWC(pool, d3, spans, C, x + n * I * C, y + n * P * C,
+                                        dy + n * P * C, dx + n * I * C, scaled.data());
+                    }
+                  });
     }
   });
   return true;
@@ -367,8 +382,10 @@ OPERATOR_SCHEMA(MaxPool)
     .NumOutputs(1)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
-    .SetDoc("Max over each window's in-bounds elements. Arguments as Conv (kernel, stride, dilation, pads, "
-            "legacy_pad, order) plus global_pooling; see pool_op.h.")
+    .SetDoc(
+        "Max over each window's in-bounds elements. Arguments as Conv (kernel, stride, dilation, "
+        "pads, "
+        "legacy_pad, order) plus global_pooling; see pool_op.h.")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
 OPERATOR_SCHEMA(AveragePool)
@@ -376,7 +393,9 @@ OPERATOR_SCHEMA(AveragePool)
     .NumOutputs(1)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
-    .SetDoc("Mean over each window's in-bounds elements (padding is not counted). Arguments as MaxPool.")
+    .SetDoc(
+        "Mean over each window's in-bounds elements (padding is not counted). Arguments as "
+        "MaxPool.")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
 OPERATOR_SCHEMA(LpPool)
@@ -385,7 +404,8 @@ OPERATOR_SCHEMA(LpPool)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
     .Arg("p", "the norm's exponent (float, default 2.0)")
-    .SetDoc("(sum of |x|^p over each window's in-bounds elements)^(1/p). Arguments as MaxPool plus p.")
+    .SetDoc(
+        "(sum of |x|^p over each window's in-bounds elements)^(1/p). Arguments as MaxPool plus p.")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
 OPERATOR_SCHEMA(MaxPoolGradient).NumInputs(3).NumOutputs(1).IdenticalTypeAndShapeOfInput(0);

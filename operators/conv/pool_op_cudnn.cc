@@ -1,16 +1,17 @@
 // The cuDNN engine of MaxPool and AveragePool and their gradients (the math and arguments are
-// pool_op.h's), registered for CUDA as MaxPool, AveragePool and their Gradient types, each also with
-// _ENGINE_CUDNN (the 1D/2D/3D names are aliases, pool_op.cc).
+// pool_op.h's), registered for CUDA as MaxPool, AveragePool and their Gradient types, each also
+// with _ENGINE_CUDNN (the 1D/2D/3D names are aliases, pool_op.cc).
 //
 //   MaxPool      CUDNN_POOLING_MAX (CUDNN_POOLING_MAX_DETERMINISTIC with deterministic=1)
-//   AveragePool  CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING: the mean of the in-bounds elements, as
+//   AveragePool  CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING: the mean of the in-bounds elements,
+//   as
 //                the CPU kernel
 // X float or float16, NCHW or NHWC, 1 to 3 spatial dims. cuDNN pools without dilation and pads both
 // sides of a dim alike; a geometry it cannot run exactly goes to the CPU kernel (GPUFallbackOp):
-// dilation > 1, pads that FitsSymmetricPads rejects (e.g. CAFFE_LEGACY_POOLING's enlarged tail pad),
-// or a pad as large as the kernel (a window entirely in the padding, which the CPU op defines as 0).
-// Known difference: for ties in a max window the CPU gradient goes to every maximal element, cuDNN's to
-// one of them.
+// dilation > 1, pads that FitsSymmetricPads rejects (e.g. CAFFE_LEGACY_POOLING's enlarged tail
+// pad), or a pad as large as the kernel (a window entirely in the padding, which the CPU op defines
+// as 0). Known difference: for ties in a max window the CPU gradient goes to every maximal element,
+// cuDNN's to one of them.
 #include <memory>
 
 #include "core/cuda/gpu_fallback_op.h"
@@ -47,16 +48,15 @@ class CudnnPoolOpBase : public Operator<CUDAContext> {
       pad[i] = g.pad_head[i];
       stride[i] = g.stride[i];
     }
-    const cudnnPoolingMode_t mode = kKind == PoolKind::kAverage ? CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING
-                                    : deterministic_            ? CUDNN_POOLING_MAX_DETERMINISTIC
-                                                                : CUDNN_POOLING_MAX;
-    C2_CUDNN_CHECK(cudnnSetPoolingNdDescriptor(pool_desc_, mode, CUDNN_NOT_PROPAGATE_NAN, n, window.data(),
-                                               pad.data(), stride.data()));
+    const cudnnPoolingMode_t mode = kKind == PoolKind::kAverage
+                                        ? CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING
+                                    : deterministic_ ? CUDNN_POOLING_MAX_DETERMINISTIC
+                                                     : CUDNN_POOLING_MAX;
+    C2_CUDNN_CHECK(cudnnSetPoolingNdDescriptor(pool_desc_, mode, CUDNN_NOT_PROPAGATE_NAN, n,
+                                               window.data(), pad.data(), stride.data()));
   }
 
-  bool RunFallback() {
-    return fallback_.Run(*this);
-  }
+  bool RunFallback() { return fallback_.Run(*this); }
 
   ConvPoolArgs args_;
   bool deterministic_;
@@ -84,8 +84,8 @@ class CudnnPoolOp final : public CudnnPoolOpBase<kKind> {
     if (Y->numel() == 0) return true;
     this->SetDescriptors(g, type);
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnPoolingForward(this->context_.cudnn_handle(), this->pool_desc_, &one, this->x_desc_,
-                                       X.raw_data(), &zero, this->y_desc_, y));
+    C2_CUDNN_CHECK(cudnnPoolingForward(this->context_.cudnn_handle(), this->pool_desc_, &one,
+                                       this->x_desc_, X.raw_data(), &zero, this->y_desc_, y));
     return true;
   }
 };
@@ -101,8 +101,9 @@ class CudnnPoolGradientOp final : public CudnnPoolOpBase<kKind> {
     const Tensor& Y = this->Input(1);
     const Tensor& dY = this->Input(2);
     const cudnnDataType_t type = CudnnDataType(X, "X");
-    C2_ENFORCE(Y.meta() == X.meta() && dY.meta() == X.meta(), "X, Y and dY must have one element type, got ",
-               X.meta().name, ", ", Y.meta().name, " and ", dY.meta().name);
+    C2_ENFORCE(Y.meta() == X.meta() && dY.meta() == X.meta(),
+               "X, Y and dY must have one element type, got ", X.meta().name, ", ", Y.meta().name,
+               " and ", dY.meta().name);
     const ConvPoolGeometry g = this->args_.Resolve(X.dims());
     const std::vector<int64_t> y_dims = g.OutputDims(g.C);
     CheckPoolGradientShapes(X, Y, dY, y_dims);
@@ -117,9 +118,9 @@ class CudnnPoolGradientOp final : public CudnnPoolOpBase<kKind> {
     }
     this->SetDescriptors(g, type);
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnPoolingBackward(this->context_.cudnn_handle(), this->pool_desc_, &one, this->y_desc_,
-                                        Y.raw_data(), this->y_desc_, dY.raw_data(), this->x_desc_, X.raw_data(),
-                                        &zero, this->x_desc_, dx));
+    C2_CUDNN_CHECK(cudnnPoolingBackward(this->context_.cudnn_handle(), this->pool_desc_, &one,
+                                        this->y_desc_, Y.raw_data(), this->y_desc_, dY.raw_data(),
+                                        this->x_desc_, X.raw_data(), &zero, this->x_desc_, dx));
     return true;
   }
 };

@@ -1,5 +1,6 @@
 // CUDA kernels of the comparisons LT, LE, GT, GE and EQ (legacy broadcast of B; bool outputs): the
-// functors of the CPU op (compare_op.cc, which holds the contract and schema; they have no gradient).
+// functors of the CPU op (compare_op.cc, which holds the contract and schema; they have no
+// gradient).
 #include "operators/common/elementwise_cuda.cuh"
 
 namespace caffe2 {

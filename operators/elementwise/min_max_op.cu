@@ -26,8 +26,8 @@ class CudaMinMaxGradientOp final : public Operator<CUDAContext> {
         T* dx = dX->template mutable_data<T>();
         if (n == 0) continue;
         SelectGradientKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-            n, Input(i + 2).template data<T>(), Y.template data<T>(),
-            Input(1).template data<T>(), dx);
+            n, Input(i + 2).template data<T>(), Y.template data<T>(), Input(1).template data<T>(),
+            dx);
         C2_CUDA_KERNEL_LAUNCH_CHECK();
       }
     });

@@ -14,11 +14,16 @@ class SumOp final : public Operator<CPUContext> {
   bool RunOnDevice() override {
     const Tensor& x0 = Input(0);
     switch (x0.dtype()) {
-      case DataType::FLOAT: return Compute<float>();
-      case DataType::DOUBLE: return Compute<double>();
-      case DataType::INT32: return Compute<int32_t>();
-      case DataType::INT64: return Compute<int64_t>();
-      default: C2_THROW("unsupported input type ", x0.meta().name, " (float, double, int32, int64)");
+      case DataType::FLOAT:
+        return Compute<float>();
+      case DataType::DOUBLE:
+        return Compute<double>();
+      case DataType::INT32:
+        return Compute<int32_t>();
+      case DataType::INT64:
+        return Compute<int64_t>();
+      default:
+        C2_THROW("unsupported input type ", x0.meta().name, " (float, double, int32, int64)");
     }
   }
 

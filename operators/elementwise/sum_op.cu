@@ -53,8 +53,8 @@ class CudaSumOp final : public Operator<CUDAContext> {
     for (int i = 0; i < InputSize(); ++i) {
       const Tensor& xi = Input(i);
       if (i > 0) CheckSumInput(*this, i);
-      inputs.push_back(reinterpret_cast<const D*>(
-          OnDevice(xi, device(), scratch_[i].get()).template data<T>()));
+      inputs.push_back(
+          reinterpret_cast<const D*>(OnDevice(xi, device(), scratch_[i].get()).template data<T>()));
     }
     Tensor* y = Output(0);
     const bool in_place = IsInputOutputAlias(0, 0);
@@ -66,8 +66,8 @@ class CudaSumOp final : public Operator<CUDAContext> {
     cudaStream_t stream = context_.stream();
     if (InputSize() == 1) {
       if (!in_place) {
-        C2_CUDA_CHECK(cudaMemcpyAsync(out, inputs[0], n * sizeof(D), cudaMemcpyDeviceToDevice,
-                                      stream));
+        C2_CUDA_CHECK(
+            cudaMemcpyAsync(out, inputs[0], n * sizeof(D), cudaMemcpyDeviceToDevice, stream));
       }
       return;
     }

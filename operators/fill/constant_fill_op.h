@@ -8,7 +8,6 @@
 
 namespace caffe2 {
 
-
 class ConstantFillOp final : public FillerOp {
  public:
   ConstantFillOp(const OperatorDef& def, Workspace* ws) : FillerOp(def, ws) {
@@ -27,9 +26,9 @@ class ConstantFillOp final : public FillerOp {
       int_value_ = value->i();
     } else if (value && value->has_f()) {
       float_value_ = value->f();  // only float dtypes take it, so no integer conversion
-      C2_ENFORCE(dtype_ == DataType::FLOAT || dtype_ == DataType::DOUBLE ||
-                     dtype_ == DataType::FLOAT16,
-                 "'value' ", value->f(), " is a float but dtype is ", DataTypeName(dtype_));
+      C2_ENFORCE(
+          dtype_ == DataType::FLOAT || dtype_ == DataType::DOUBLE || dtype_ == DataType::FLOAT16,
+          "'value' ", value->f(), " is a float but dtype is ", DataTypeName(dtype_));
     } else if (value && value->has_s()) {
       C2_ENFORCE(dtype_ == DataType::STRING, "'value' is a string but dtype is ",
                  DataTypeName(dtype_));
@@ -41,18 +40,30 @@ class ConstantFillOp final : public FillerOp {
  protected:
   void Fill(Tensor* out) override {
     switch (dtype_) {
-      case DataType::FLOAT: return FillWith<float>(out, static_cast<float>(float_value_));
-      case DataType::DOUBLE: return FillWith<double>(out, float_value_);
-      case DataType::FLOAT16: return FillWith<float16>(out, FloatToHalf(static_cast<float>(float_value_)));
-      case DataType::BOOL: return FillWith<bool>(out, int_value_ != 0);
-      case DataType::INT8: return FillWith<int8_t>(out, static_cast<int8_t>(int_value_));
-      case DataType::INT16: return FillWith<int16_t>(out, static_cast<int16_t>(int_value_));
-      case DataType::INT32: return FillWith<int32_t>(out, static_cast<int32_t>(int_value_));
-      case DataType::INT64: return FillWith<int64_t>(out, int_value_);
-      case DataType::UINT8: return FillWith<uint8_t>(out, static_cast<uint8_t>(int_value_));
-      case DataType::UINT16: return FillWith<uint16_t>(out, static_cast<uint16_t>(int_value_));
-      case DataType::STRING: return FillWith<std::string>(out, string_value_);
-      default: C2_THROW("unsupported dtype ", DataTypeName(dtype_));
+      case DataType::FLOAT:
+        return FillWith<float>(out, static_cast<float>(float_value_));
+      case DataType::DOUBLE:
+        return FillWith<double>(out, float_value_);
+      case DataType::FLOAT16:
+        return FillWith<float16>(out, FloatToHalf(static_cast<float>(float_value_)));
+      case DataType::BOOL:
+        return FillWith<bool>(out, int_value_ != 0);
+      case DataType::INT8:
+        return FillWith<int8_t>(out, static_cast<int8_t>(int_value_));
+      case DataType::INT16:
+        return FillWith<int16_t>(out, static_cast<int16_t>(int_value_));
+      case DataType::INT32:
+        return FillWith<int32_t>(out, static_cast<int32_t>(int_value_));
+      case DataType::INT64:
+        return FillWith<int64_t>(out, int_value_);
+      case DataType::UINT8:
+        return FillWith<uint8_t>(out, static_cast<uint8_t>(int_value_));
+      case DataType::UINT16:
+        return FillWith<uint16_t>(out, static_cast<uint16_t>(int_value_));
+      case DataType::STRING:
+        return FillWith<std::string>(out, string_value_);
+      default:
+        C2_THROW("unsupported dtype ", DataTypeName(dtype_));
     }
   }
 

@@ -28,7 +28,8 @@ bool FillerOp::RunOnDevice() {
   } else if (input_as_shape_) {
     const Tensor& in = Input(0);
     C2_ENFORCE(in.ndim() == 1 && in.IsType<int64_t>(),
-               "with input_as_shape=1 the input must be a 1-D int64 tensor, got ", in.DebugString());
+               "with input_as_shape=1 the input must be a 1-D int64 tensor, got ",
+               in.DebugString());
     const int64_t* data = in.data<int64_t>();
     dims.assign(data, data + in.numel());
   } else {

@@ -1,11 +1,9 @@
 // GivenTensorFill and its typed variants: Y filled element by element from `values`, whose length
 // must equal Y's element count.
-//   GivenTensorFill        values: floats; optional dtype FLOAT (default), DOUBLE, BOOL, INT32, INT64
-//   GivenTensorDoubleFill  values: floats, stored as double
-//   GivenTensorBoolFill    values: ints, stored as bool
-//   GivenTensorIntFill     values: ints, stored as int32
-//   GivenTensorInt64Fill   values: ints, stored as int64
-//   GivenTensorStringFill  values: strings
+//   GivenTensorFill        values: floats; optional dtype FLOAT (default), DOUBLE, BOOL, INT32,
+//   INT64 GivenTensorDoubleFill  values: floats, stored as double GivenTensorBoolFill    values:
+//   ints, stored as bool GivenTensorIntFill     values: ints, stored as int32 GivenTensorInt64Fill
+//   values: ints, stored as int64 GivenTensorStringFill  values: strings
 #include "operators/fill/given_tensor_fill_op.h"
 
 #include <string>
@@ -27,18 +25,18 @@ std::vector<TensorShape> TypedInference(DataType type, const OperatorDef& def,
 
 }  // namespace
 
-#define C2_GIVEN_FILL(Name, TYPE)                                                              \
-  REGISTER_CPU_OPERATOR(Name, GivenTensorFillOp<DataType::TYPE>);                         \
-  OPERATOR_SCHEMA(Name)                                                                        \
-      .NumInputs(0, 1)                                                                         \
-      .NumOutputs(1)                                                                           \
-      .AllowInplace({{0, 0}})                                                                  \
-      .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {       \
-        return TypedInference(DataType::TYPE, def, in);                                        \
-      })                                                                                       \
-      .Arg("values", "The elements, in row-major order", true)                                 \
-      .Arg("shape", "Output dims when there is no input")                                      \
-      .SetDoc("Fills the output with the given values.");                                      \
+#define C2_GIVEN_FILL(Name, TYPE)                                                       \
+  REGISTER_CPU_OPERATOR(Name, GivenTensorFillOp<DataType::TYPE>);                       \
+  OPERATOR_SCHEMA(Name)                                                                 \
+      .NumInputs(0, 1)                                                                  \
+      .NumOutputs(1)                                                                    \
+      .AllowInplace({{0, 0}})                                                           \
+      .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) { \
+        return TypedInference(DataType::TYPE, def, in);                                 \
+      })                                                                                \
+      .Arg("values", "The elements, in row-major order", true)                          \
+      .Arg("shape", "Output dims when there is no input")                               \
+      .SetDoc("Fills the output with the given values.");                               \
   REGISTER_GRADIENT(Name, NoGradient)
 
 C2_GIVEN_FILL(GivenTensorFill, FLOAT);

@@ -1,11 +1,9 @@
 // GivenTensorFill and its typed variants: Y filled element by element from `values`, whose length
 // must equal Y's element count.
-//   GivenTensorFill        values: floats; optional dtype FLOAT (default), DOUBLE, BOOL, INT32, INT64
-//   GivenTensorDoubleFill  values: floats, stored as double
-//   GivenTensorBoolFill    values: ints, stored as bool
-//   GivenTensorIntFill     values: ints, stored as int32
-//   GivenTensorInt64Fill   values: ints, stored as int64
-//   GivenTensorStringFill  values: strings
+//   GivenTensorFill        values: floats; optional dtype FLOAT (default), DOUBLE, BOOL, INT32,
+//   INT64 GivenTensorDoubleFill  values: floats, stored as double GivenTensorBoolFill    values:
+//   ints, stored as bool GivenTensorIntFill     values: ints, stored as int32 GivenTensorInt64Fill
+//   values: ints, stored as int64 GivenTensorStringFill  values: strings
 #pragma once
 
 #include <string>
@@ -21,8 +19,8 @@ template <DataType kDefault>
 class GivenTensorFillOp final : public FillerOp {
  public:
   GivenTensorFillOp(const OperatorDef& def, Workspace* ws) : FillerOp(def, ws) {
-    dtype_ = HasArgument("dtype") ? static_cast<DataType>(GetSingleArgument<int>("dtype", 1))
-                                  : kDefault;
+    dtype_ =
+        HasArgument("dtype") ? static_cast<DataType>(GetSingleArgument<int>("dtype", 1)) : kDefault;
     ArgumentHelper args(def);
     const Argument* values = args.Find("values");
     if (values) {
@@ -41,19 +39,27 @@ class GivenTensorFillOp final : public FillerOp {
                " elements but the output ", Tensor::DimsString(out->dims()), " needs ",
                out->numel());
     switch (dtype_) {
-      case DataType::FLOAT: return Copy<float>(out);
-      case DataType::DOUBLE: return Copy<double>(out);
-      case DataType::BOOL: return Copy<bool>(out);
-      case DataType::INT32: return Copy<int32_t>(out);
-      case DataType::INT64: return Copy<int64_t>(out);
-      case DataType::INT16: return Copy<int16_t>(out);
-      case DataType::UINT8: return Copy<uint8_t>(out);
+      case DataType::FLOAT:
+        return Copy<float>(out);
+      case DataType::DOUBLE:
+        return Copy<double>(out);
+      case DataType::BOOL:
+        return Copy<bool>(out);
+      case DataType::INT32:
+        return Copy<int32_t>(out);
+      case DataType::INT64:
+        return Copy<int64_t>(out);
+      case DataType::INT16:
+        return Copy<int16_t>(out);
+      case DataType::UINT8:
+        return Copy<uint8_t>(out);
       case DataType::STRING: {
         auto* data = out->mutable_data<std::string>();
         for (size_t i = 0; i < strings_.size(); ++i) data[i] = strings_[i];
         return;
       }
-      default: C2_THROW("unsupported dtype ", DataTypeName(dtype_));
+      default:
+        C2_THROW("unsupported dtype ", DataTypeName(dtype_));
     }
   }
 

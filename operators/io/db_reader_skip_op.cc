@@ -1,7 +1,7 @@
 // DBReaderSkip (extension, not upstream): [reader] -> [], num_records (int64, required, >= 0).
 // Advances a DBReader past `num_records` records as reading them would (each read moves num_shards
-// records in the DB and wraps around), without decoding them. Resuming a training run uses it to put
-// each shard's reader where the interrupted run left off.
+// records in the DB and wraps around), without decoding them. Resuming a training run uses it to
+// put each shard's reader where the interrupted run left off.
 #include "core/db/db_reader.h"
 #include "core/gradient.h"
 #include "core/operator.h"

@@ -24,9 +24,9 @@ DataType ParseOutputType(const OperatorBase& op) {
     C2_THROW("output_type must be \"float\" or \"float16\", got \"", name, "\"");
   }
   const int type = op.GetSingleArgument<int>("output_type", static_cast<int>(DataType::FLOAT));
-  C2_ENFORCE(type == static_cast<int>(DataType::FLOAT) ||
-                 type == static_cast<int>(DataType::FLOAT16),
-             "output_type must be FLOAT (1) or FLOAT16 (12), got ", type);
+  C2_ENFORCE(
+      type == static_cast<int>(DataType::FLOAT) || type == static_cast<int>(DataType::FLOAT16),
+      "output_type must be FLOAT (1) or FLOAT16 (12), got ", type);
   return static_cast<DataType>(type);
 }
 
@@ -128,7 +128,7 @@ std::vector<TensorShape> ImageInputInference(const OperatorDef& def,
     out[1].add_dims(args.GetSingleArgument<int>("num_labels", 0));
   }
   out[1].set_data_type(label_type == MULTI_LABEL_WEIGHTED_SPARSE ? TensorProto::FLOAT
-                                                                  : TensorProto::INT32);
+                                                                 : TensorProto::INT32);
   const std::vector<int> sizes =
       args.GetRepeatedArgument<int>("output_sizes", std::vector<int>(def.output_size() - 2, 1));
   for (int i = 2; i < def.output_size() && i - 2 < static_cast<int>(sizes.size()); ++i) {
@@ -201,8 +201,8 @@ ImageInputOp::ImageInputOp(const OperatorDef& def, Workspace* ws)
              "exactly one of scale and minsize (or random_scale) must be > 0, got scale ", t.scale,
              " and minsize ", t.minsize);
   C2_ENFORCE(t.crop > 0, "crop must be > 0, got ", t.crop);
-  C2_ENFORCE(std::max(t.scale, t.minsize) >= t.crop, "scale/minsize ",
-             std::max(t.scale, t.minsize), " must be >= crop ", t.crop);
+  C2_ENFORCE(std::max(t.scale, t.minsize) >= t.crop, "scale/minsize ", std::max(t.scale, t.minsize),
+             " must be >= crop ", t.crop);
   C2_ENFORCE(t.scale_jitter_type == 0 || t.scale_jitter_type == 1,
              "scale_jitter_type must be 0 or 1, got ", t.scale_jitter_type);
   const bool has_mean_list = !GetRepeatedArgument<float>("mean_per_channel").empty();
@@ -234,8 +234,8 @@ ImageInputOp::ImageInputOp(const OperatorDef& def, Workspace* ws)
   if (InputSize() == 0) {
     const std::string db = GetSingleArgument<std::string>("db", "");
     C2_ENFORCE(!db.empty(), "with no reader input, argument 'db' (the DB to read) is required");
-    owned_reader_ = std::make_unique<db::DBReader>(
-        GetSingleArgument<std::string>("db_type", "leveldb"), db);
+    owned_reader_ =
+        std::make_unique<db::DBReader>(GetSingleArgument<std::string>("db_type", "leveldb"), db);
   }
   for (int i = 0; i < n_extra; ++i) extras_.push_back(std::make_unique<Tensor>());
 }
@@ -303,8 +303,8 @@ void ImageInputOp::Prefetch() {
 void ImageInputOp::FillLabelsAndExtras() {
   std::vector<const ValueRow*> rows(batch_size_);
   for (int i = 0; i < batch_size_; ++i) rows[i] = &records_[i].label;
-  const bool single = format_.label_type == SINGLE_LABEL ||
-                      format_.label_type == SINGLE_LABEL_WEIGHTED;
+  const bool single =
+      format_.label_type == SINGLE_LABEL || format_.label_type == SINGLE_LABEL_WEIGHTED;
   FillRows(rows, single ? 1 : format_.num_labels, single, &label_);
   for (size_t e = 0; e < extras_.size(); ++e) {
     for (int i = 0; i < batch_size_; ++i) rows[i] = &records_[i].extras[e];
@@ -340,7 +340,9 @@ colour jitter and PCA lighting. Pixels are normalized per BGR channel with `mean
 caffe Datum (`use_caffe_datum`). The next batch is prepared in the background.
 )DOC")
     .Arg("batch_size", "(int) images per batch, required")
-    .Arg("label_type", "(int, default 0) 0 single, 1 multi sparse, 2 multi dense, 3 weighted sparse, 4 single weighted")
+    .Arg("label_type",
+         "(int, default 0) 0 single, 1 multi sparse, 2 multi dense, 3 weighted sparse, 4 single "
+         "weighted")
     .Arg("num_labels", "(int) label row length for label types 1-3")
     .Arg("color", "(int, default 1) 1: BGR, 0: grey")
     .Arg("color_jitter", "(int, default 0) random saturation/brightness/contrast (training)")
@@ -366,7 +368,8 @@ caffe Datum (`use_caffe_datum`). The next batch is prepared in the background.
     .Arg("bounding_width", "(int, default -1) default crop box width")
     .Arg("is_test", "(int, default 0) centre crop, no random augmentation")
     .Arg("use_caffe_datum", "(int, default 0) records are caffe Datum")
-    .Arg("use_gpu_transform", "(int, default 0) CUDA only: NCHW output, mirror also in test, no colour augmentation")
+    .Arg("use_gpu_transform",
+         "(int, default 0) CUDA only: NCHW output, mirror also in test, no colour augmentation")
     .Arg("output_type", "(int or string, default FLOAT) FLOAT or FLOAT16 data output")
     .Arg("decode_threads", "(int, default 4) decoding threads")
     .Arg("output_sizes", "(ints) row length of each extra output")

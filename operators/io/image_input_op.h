@@ -1,16 +1,16 @@
 // ImageInput (ops spec §2.4): reads image records from a DBReader, decodes and augments them on
 // `decode_threads` threads and outputs a batch of NHWC images in BGR order with their labels.
 //
-// Inputs: [reader] (a DBReader from CreateDB), or none: the deprecated form that opens its own reader
-// from the arguments `db` and `db_type` (default "leveldb").
-// Outputs: data float (or float16 with output_type) (batch_size, crop, crop, C), C = 3 when `color`
-// else 1; label (batch_size) for label types 0 and 4, (batch_size, num_labels) for 1, 2 and 3, int32
-// or float as the label protos of the batch's first record (sparse: int32 0/1, weighted sparse:
-// float weights); then one output per `output_sizes` entry, (batch_size, output_sizes[i]), from the
-// record's extra protos. With use_caffe_datum exactly two outputs.
+// Inputs: [reader] (a DBReader from CreateDB), or none: the deprecated form that opens its own
+// reader from the arguments `db` and `db_type` (default "leveldb"). Outputs: data float (or float16
+// with output_type) (batch_size, crop, crop, C), C = 3 when `color` else 1; label (batch_size) for
+// label types 0 and 4, (batch_size, num_labels) for 1, 2 and 3, int32 or float as the label protos
+// of the batch's first record (sparse: int32 0/1, weighted sparse: float weights); then one output
+// per `output_sizes` entry, (batch_size, output_sizes[i]), from the record's extra protos. With
+// use_caffe_datum exactly two outputs.
 //
-// Records: TensorProtos [image, label, (weights for label types 3 and 4), extras..., (box)] where the
-// image is STRING (an encoded file) or BYTE (raw HWC), or a caffe::Datum (encoded or raw CHW).
+// Records: TensorProtos [image, label, (weights for label types 3 and 4), extras..., (box)] where
+// the image is STRING (an encoded file) or BYTE (raw HWC), or a caffe::Datum (encoded or raw CHW).
 // Every argument of the spec is honoured on the CPU (see the schema doc in the .cc for the list).
 // On a CUDA device (CudaImageInputOp, image_input_op_cuda.cc) the same batch is copied to the GPU;
 // with use_gpu_transform=1 the decode threads only crop (and mirror, also in test mode, without

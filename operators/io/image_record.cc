@@ -17,10 +17,12 @@ cv::Mat Decode(const std::string& bytes, bool color, const std::string& where) {
   cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat image;
   try {
-    if (!bytes.empty()) image = cv::imdecode(buffer, color ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
+    if (!bytes.empty())
+      image = cv::imdecode(buffer, color ? cv::IMREAD_COLOR : cv::IMREAD_GRAYSCALE);
   } catch (const cv::Exception& e) {
     // e.g. a header that claims an image too large to allocate
-    C2_THROW(where, ": the encoded image (", bytes.size(), " bytes) could not be decoded by OpenCV: ", e.what());
+    C2_THROW(where, ": the encoded image (", bytes.size(),
+             " bytes) could not be decoded by OpenCV: ", e.what());
   }
   C2_ENFORCE(!image.empty(), where, ": the encoded image (", bytes.size(),
              " bytes) could not be decoded by OpenCV");
@@ -65,7 +67,8 @@ ValueRow RowOf(const TensorProto& proto, const char* what, const std::string& wh
 
 // An integer single label is a class index: >= 0, and below num_labels when that is given. (A float
 // single label is a regression target and may be anything.)
-void CheckClassIndex(const ValueRow& label, const ImageRecordFormat& format, const std::string& where) {
+void CheckClassIndex(const ValueRow& label, const ImageRecordFormat& format,
+                     const std::string& where) {
   if (label.type != DataType::INT32 || label.values.size() != 1) return;
   const double v = label.values[0];
   C2_ENFORCE(v >= 0 && (format.num_labels <= 0 || v < format.num_labels), where, ": label ", v,
@@ -73,8 +76,8 @@ void CheckClassIndex(const ValueRow& label, const ImageRecordFormat& format, con
              format.num_labels > 0 ? std::to_string(format.num_labels) + ")" : std::string());
 }
 
-void ParseDatum(const std::string& value, const ImageRecordFormat& format,
-                const std::string& where, ImageRecord* record) {
+void ParseDatum(const std::string& value, const ImageRecordFormat& format, const std::string& where,
+                ImageRecord* record) {
   caffe::Datum datum;
   C2_ENFORCE(datum.ParseFromString(value), where, " is not a serialized caffe Datum (",
              value.size(), " bytes)");
@@ -114,8 +117,8 @@ cv::Mat ImageFromProto(const TensorProto& proto, bool color, const std::string& 
   C2_ENFORCE(nd == 2 || nd == 3, where, ": a raw BYTE image needs dims (H, W) or (H, W, C), got ",
              nd, " dims");
   const int64_t h = proto.dims(0), w = proto.dims(1), c = nd == 3 ? proto.dims(2) : 1;
-  C2_ENFORCE(h > 0 && w > 0 && (c == 1 || c == 3), where, ": a raw BYTE image of dims (", h,
-             ", ", w, ", ", c, ") is not H x W with 1 or 3 channels");
+  C2_ENFORCE(h > 0 && w > 0 && (c == 1 || c == 3), where, ": a raw BYTE image of dims (", h, ", ",
+             w, ", ", c, ") is not H x W with 1 or 3 channels");
   C2_ENFORCE(proto.byte_data().size() == static_cast<size_t>(h * w * c), where,
              ": a raw BYTE image of dims (", h, ", ", w, ", ", c, ") holds ",
              proto.byte_data().size(), " bytes");

@@ -37,7 +37,7 @@ struct ImageRecordFormat {
 };
 
 struct ImageRecord {
-  cv::Mat image;  // CV_8UC3 (BGR) when color, else CV_8UC1
+  cv::Mat image;   // CV_8UC3 (BGR) when color, else CV_8UC1
   ValueRow label;  // 1 value (label types 0, 4) or num_labels values
   std::vector<ValueRow> extras;
   bool has_box = false;

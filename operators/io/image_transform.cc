@@ -92,9 +92,8 @@ void ColorJitter(const ImageTransformParams& p, std::mt19937* rng, float* px, in
 // AlexNet PCA lighting noise; the eigenvectors are in RGB order, the pixels BGR.
 void ColorLighting(float stddev, std::mt19937* rng, float* px, int n) {
   static const float kEigval[3] = {0.2175f, 0.0188f, 0.0045f};
-  static const float kEigvec[3][3] = {{-0.5675f, 0.7192f, 0.4009f},
-                                      {-0.5808f, -0.0045f, -0.8140f},
-                                      {-0.5836f, -0.6948f, 0.4203f}};
+  static const float kEigvec[3][3] = {
+      {-0.5675f, 0.7192f, 0.4009f}, {-0.5808f, -0.0045f, -0.8140f}, {-0.5836f, -0.6948f, 0.4203f}};
   std::normal_distribution<float> normal(0.0f, stddev);
   float alpha[3];
   for (float& a : alpha) a = normal(*rng);

@@ -158,7 +158,8 @@ void LoadOp::LoadRecord(const std::string& db_key, const std::string& blob_name,
           tp->mutable_device_detail()->set_cuda_gpu_id(device().id);
         }
       }
-      const int64_t total = CheckedNumel(std::vector<int64_t>(tp->dims().begin(), tp->dims().end()));
+      const int64_t total =
+          CheckedNumel(std::vector<int64_t>(tp->dims().begin(), tp->dims().end()));
       const int64_t begin = tp->has_segment() ? tp->segment().begin() : 0;
       const int64_t end = tp->has_segment() ? tp->segment().end() : total;
       if (first) st.total = total;

@@ -1,5 +1,6 @@
 // Print: [X] -> [], writes a tensor (or a string blob) as text.
-// Args: to_file (0: stdout; 1: <workspace root>/<input name>.log, truncated when the op is created),
+// Args: to_file (0: stdout; 1: <workspace root>/<input name>.log, truncated when the op is
+// created),
 //       limit (most elements shown; 0 means 1000), every_n (print on every n-th run, default 1).
 // Format: "Tensor <name> of type <t>. Dims: (d0,d1,): v0,v1,..."
 #include <fstream>
@@ -64,19 +65,43 @@ class PrintOp final : public Operator<CPUContext> {
  private:
   static void WriteElement(std::ostream& out, const Tensor& t, int64_t i) {
     switch (t.dtype()) {
-      case DataType::FLOAT: out << t.data<float>()[i]; break;
-      case DataType::DOUBLE: out << t.data<double>()[i]; break;
-      case DataType::INT32: out << t.data<int32_t>()[i]; break;
-      case DataType::INT64: out << t.data<int64_t>()[i]; break;
-      case DataType::INT16: out << t.data<int16_t>()[i]; break;
-      case DataType::UINT16: out << t.data<uint16_t>()[i]; break;
-      case DataType::INT8: out << static_cast<int>(t.data<int8_t>()[i]); break;
+      case DataType::FLOAT:
+        out << t.data<float>()[i];
+        break;
+      case DataType::DOUBLE:
+        out << t.data<double>()[i];
+        break;
+      case DataType::INT32:
+        out << t.data<int32_t>()[i];
+        break;
+      case DataType::INT64:
+        out << t.data<int64_t>()[i];
+        break;
+      case DataType::INT16:
+        out << t.data<int16_t>()[i];
+        break;
+      case DataType::UINT16:
+        out << t.data<uint16_t>()[i];
+        break;
+      case DataType::INT8:
+        out << static_cast<int>(t.data<int8_t>()[i]);
+        break;
       case DataType::UINT8:
-      case DataType::BYTE: out << static_cast<int>(t.data<uint8_t>()[i]); break;
-      case DataType::BOOL: out << t.data<bool>()[i]; break;
-      case DataType::FLOAT16: out << HalfToFloat(t.data<float16>()[i]); break;
-      case DataType::STRING: out << t.data<std::string>()[i]; break;
-      default: out << "?"; break;
+      case DataType::BYTE:
+        out << static_cast<int>(t.data<uint8_t>()[i]);
+        break;
+      case DataType::BOOL:
+        out << t.data<bool>()[i];
+        break;
+      case DataType::FLOAT16:
+        out << HalfToFloat(t.data<float16>()[i]);
+        break;
+      case DataType::STRING:
+        out << t.data<std::string>()[i];
+        break;
+      default:
+        out << "?";
+        break;
     }
   }
 

@@ -8,7 +8,8 @@
 //        FLOAT, STRING, ...). Every record must agree on each proto's dims and type.
 //   = 0: one record, each proto deserialized as it is.
 // device_detail of the protos is ignored. The next batch is prepared in the background
-// (PrefetchOperator; `no_prefetch` runs inline). Errors name the DB, the record key and the problem.
+// (PrefetchOperator; `no_prefetch` runs inline). Errors name the DB, the record key and the
+// problem.
 #pragma once
 
 #include <memory>
@@ -31,7 +32,7 @@ class TensorProtosDBInputOp final : public PrefetchOperator {
 
  private:
   const int batch_size_;
-  std::string db_name_;  // "<type> DB '<source>'", for errors
+  std::string db_name_;                     // "<type> DB '<source>'", for errors
   std::vector<std::string> keys_, values_;  // the raw records of the batch in flight
   std::vector<std::unique_ptr<Tensor>> prefetched_;
 };

@@ -34,7 +34,8 @@ class AccuracyOp final : public Operator<CPUContext> {
     }
     Tensor* A = Output(0);
     A->Resize(std::vector<int64_t>{});
-    A->mutable_data<float>()[0] = N > 0 ? static_cast<float>(correct) / static_cast<float>(N) : 0.0f;
+    A->mutable_data<float>()[0] =
+        N > 0 ? static_cast<float>(correct) / static_cast<float>(N) : 0.0f;
     return true;
   }
 
@@ -50,7 +51,9 @@ OPERATOR_SCHEMA(Accuracy)
     .NumOutputs(1)
     .ScalarType(TensorProto::FLOAT)
     .Arg("top_k", "a row counts as correct when its label is among the top_k scores (default 1)")
-    .SetDoc("Fraction of rows whose label is among the top_k predictions; ties favour the lower class index.")
+    .SetDoc(
+        "Fraction of rows whose label is among the top_k predictions; ties favour the lower class "
+        "index.")
     .Input(0, "prediction", "Scores (N, D)")
     .Input(1, "label", "int32 class ids (N)")
     .Output(0, "accuracy", "Scalar accuracy");

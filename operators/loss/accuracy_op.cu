@@ -23,8 +23,8 @@ namespace {
 using Count = unsigned long long;  // atomicAdd's 64-bit type
 
 // counts[0] += the rows whose label is within top_k; counts[1] += the rows with a bad label.
-__global__ void AccuracyRowsKernel(int64_t N, int64_t D, int top_k, const float* pred, const int* label,
-                                   Count* counts) {
+__global__ void AccuracyRowsKernel(int64_t N, int64_t D, int top_k, const float* pred,
+                                   const int* label, Count* counts) {
   for (int64_t i = blockIdx.x; i < N; i += gridDim.x) {
     const int l = label[i];
     if (l < 0 || l >= D) {  // the same for every thread of the block
@@ -34,20 +34,25 @@ __global__ void AccuracyRowsKernel(int64_t N, int64_t D, int top_k, const float*
     const float* row = pred + i * D;
     const float v = row[l];
     Count better = 0;
-    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) better += row[j] > v || (row[j] == v && j < l);
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x)
+      better += row[j] > v || (row[j] == v && j < l);
     better = BlockSum(better);
     if (threadIdx.x == 0 && better < static_cast<Count>(top_k)) atomicAdd(&counts[0], Count{1});
   }
 }
 
 __global__ void AccuracyFinishKernel(int64_t N, const Count* counts, float* accuracy) {
-  *accuracy = counts[1] ? NAN : N > 0 ? static_cast<float>(counts[0]) / static_cast<float>(N) : 0.0f;
+  *accuracy = counts[1] ? NAN
+              : N > 0   ? static_cast<float>(counts[0]) / static_cast<float>(N)
+                        : 0.0f;
 }
 
 class CudaAccuracyOp final : public Operator<CUDAContext> {
  public:
   CudaAccuracyOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CUDAContext>(def, ws), top_k_(ReadAccuracyTopK(*this)), counts_(context_.device()) {}
+      : Operator<CUDAContext>(def, ws),
+        top_k_(ReadAccuracyTopK(*this)),
+        counts_(context_.device()) {}
 
   bool RunOnDevice() override {
     const AccuracyShape s = CheckAccuracyInputs(Input(0), Input(1), top_k_);

@@ -36,8 +36,8 @@ class CudaAveragedLossOp final : public Operator<CUDAContext> {
     const Tensor& X = OnDevice(Input(0), device(), &copy_);
     Tensor* L = Output(0);
     L->Resize(std::vector<int64_t>{});
-    AveragedLossKernel<<<1, kCudaThreadsPerBlock, 0, context_.stream()>>>(X.numel(), X.data<float>(),
-                                                                         L->mutable_data<float>());
+    AveragedLossKernel<<<1, kCudaThreadsPerBlock, 0, context_.stream()>>>(
+        X.numel(), X.data<float>(), L->mutable_data<float>());
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
@@ -58,7 +58,8 @@ class CudaAveragedLossGradientOp final : public Operator<CUDAContext> {
     float* dx = dX->mutable_data<float>();
     const int64_t n = dX->numel();
     if (n == 0) return true;
-    AveragedLossGradKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(n, dLoss.data<float>(), dx);
+    AveragedLossGradKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
+        n, dLoss.data<float>(), dx);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }

@@ -14,7 +14,8 @@ inline void CheckAveragedLossInput(const Tensor& X) {
 
 // The gradient's dLoss: one float.
 inline void CheckAveragedLossGradient(const Tensor& dLoss) {
-  C2_ENFORCE(dLoss.numel() == 1 && dLoss.IsType<float>(), "dLoss must be one float, got ", dLoss.DebugString());
+  C2_ENFORCE(dLoss.numel() == 1 && dLoss.IsType<float>(), "dLoss must be one float, got ",
+             dLoss.DebugString());
 }
 
 }  // namespace caffe2

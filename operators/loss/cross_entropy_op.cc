@@ -31,7 +31,8 @@ class CrossEntropyOp final : public Operator<CPUContext> {
     float* y = Y->mutable_data<float>();
     for (int64_t i = 0; i < r.N; ++i) {
       double sum = 0;
-      for (int64_t j = 0; j < r.D; ++j) sum -= l[i * r.D + j] * std::log(std::max(x[i * r.D + j], kLogThreshold));
+      for (int64_t j = 0; j < r.D; ++j)
+        sum -= l[i * r.D + j] * std::log(std::max(x[i * r.D + j], kLogThreshold));
       y[i] = static_cast<float>(sum);
     }
     return true;

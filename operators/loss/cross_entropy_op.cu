@@ -16,7 +16,8 @@ namespace {
 
 constexpr float kLogThreshold = 1e-20f;  // as the CPU kernel
 
-__global__ void CrossEntropyKernel(int64_t N, int64_t D, const float* x, const float* label, float* y) {
+__global__ void CrossEntropyKernel(int64_t N, int64_t D, const float* x, const float* label,
+                                   float* y) {
   for (int64_t i = blockIdx.x; i < N; i += gridDim.x) {
     double sum = 0;
     for (int64_t j = threadIdx.x; j < D; j += blockDim.x) {
@@ -27,8 +28,8 @@ __global__ void CrossEntropyKernel(int64_t N, int64_t D, const float* x, const f
   }
 }
 
-__global__ void CrossEntropyGradKernel(int64_t total, int64_t D, const float* x, const float* label, const float* dy,
-                                       float* dx) {
+__global__ void CrossEntropyGradKernel(int64_t total, int64_t D, const float* x, const float* label,
+                                       const float* dy, float* dx) {
   C2_CUDA_KERNEL_LOOP(k, total) { dx[k] = -dy[k / D] * label[k] / fmaxf(x[k], kLogThreshold); }
 }
 

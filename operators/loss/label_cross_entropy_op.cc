@@ -1,6 +1,7 @@
 // LabelCrossEntropy: [X (N, D) probabilities, label (N or (N, 1)) int32] -> [Y (N)],
 // Y_i = -log(max(X_i[l_i], 1e-20)) (spec ops §1.2.6). A 1-d X is one row.
-// LabelCrossEntropyGradient: [X, label, dY] -> [dX], dX_i[l_i] = -dY_i / max(X_i[l_i], 1e-20), else 0.
+// LabelCrossEntropyGradient: [X, label, dY] -> [dX], dX_i[l_i] = -dY_i / max(X_i[l_i], 1e-20), else
+// 0.
 #include <algorithm>
 #include <cmath>
 

@@ -20,15 +20,16 @@ namespace {
 
 constexpr float kLogThreshold = 1e-20f;  // as the CPU kernel
 
-__global__ void LabelCrossEntropyKernel(int64_t N, int64_t D, const float* x, const int* label, float* y) {
+__global__ void LabelCrossEntropyKernel(int64_t N, int64_t D, const float* x, const int* label,
+                                        float* y) {
   C2_CUDA_KERNEL_LOOP(i, N) {
     const int l = label[i];
     y[i] = l >= 0 && l < D ? -logf(fmaxf(x[i * D + l], kLogThreshold)) : NAN;
   }
 }
 
-__global__ void LabelCrossEntropyGradKernel(int64_t total, int64_t D, const float* x, const int* label,
-                                            const float* dy, float* dx) {
+__global__ void LabelCrossEntropyGradKernel(int64_t total, int64_t D, const float* x,
+                                            const int* label, const float* dy, float* dx) {
   C2_CUDA_KERNEL_LOOP(k, total) {
     const int64_t i = k / D;
     const int l = label[i];

@@ -1,10 +1,10 @@
 // SoftmaxWithLoss: [logits, labels, weights?] -> [softmax, loss] (spec ops §1.2.6).
 // logits are viewed as (N, D) at `axis` (default 1). With label_prob=0 labels are N int32 class ids
-// (shape N or (N, 1)), each in [0, D); with label_prob=1 they are (N, D) float distributions whose rows
-// sum to 1. loss (0-d) = scale * sum_i w_i * CE_i / sum_i w_i (0 when the weights sum to 0), where
-// CE_i = -log(max(p_i[l_i], 1e-20)) or -sum_j t_ij log(max(p_ij, 1e-20)); w_i = 1 without weights.
-// SoftmaxWithLossGradient: [logits, labels, weights?, softmax, dLoss] -> [dX],
-// dX = (p - target) * w_i * scale * dLoss / sum(w).
+// (shape N or (N, 1)), each in [0, D); with label_prob=1 they are (N, D) float distributions whose
+// rows sum to 1. loss (0-d) = scale * sum_i w_i * CE_i / sum_i w_i (0 when the weights sum to 0),
+// where CE_i = -log(max(p_i[l_i], 1e-20)) or -sum_j t_ij log(max(p_ij, 1e-20)); w_i = 1 without
+// weights. SoftmaxWithLossGradient: [logits, labels, weights?, softmax, dLoss] -> [dX], dX = (p -
+// target) * w_i * scale * dLoss / sum(w).
 #include <cmath>
 #include <string>
 
@@ -21,8 +21,10 @@ constexpr float kLogThreshold = 1e-20f;
 class SoftmaxWithLossBase : public Operator<CPUContext> {
  public:
   SoftmaxWithLossBase(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws), args_(ReadSoftmaxWithLossArgs(*this)),
-        scale_(args_.scale), label_prob_(args_.label_prob) {}
+      : Operator<CPUContext>(def, ws),
+        args_(ReadSoftmaxWithLossArgs(*this)),
+        scale_(args_.scale),
+        label_prob_(args_.label_prob) {}
 
  protected:
   using LossShape = SoftmaxWithLossShape;
@@ -98,8 +100,8 @@ class SoftmaxWithLossGradientOp final : public SoftmaxWithLossBase {
     for (int64_t i = 0; i < s.N; ++i) {
       const float wg = Weight(W, i) * g;
       for (int64_t j = 0; j < s.D; ++j) {
-        const float target = label_prob_ ? T.data<float>()[i * s.D + j]
-                                         : (T.data<int>()[i] == j ? 1.0f : 0.0f);
+        const float target =
+            label_prob_ ? T.data<float>()[i * s.D + j] : (T.data<int>()[i] == j ? 1.0f : 0.0f);
         dx[i * s.D + j] = (p[i * s.D + j] - target) * wg;
       }
     }

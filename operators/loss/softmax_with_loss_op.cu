@@ -1,7 +1,8 @@
 // CUDA SoftmaxWithLoss and SoftmaxWithLossGradient (float; the contract, arguments and checks are
 // the CPU kernels', softmax_with_loss_op.cc / .h). The math mirrors the CPU kernel: the softmax
 // is stored in float and the cross-entropy takes log(max(p, 1e-20)) of that stored value; the sum
-// over rows, the weight total and the loss are accumulated in double; loss and dLoss stay on the GPU.
+// over rows, the weight total and the loss are accumulated in double; loss and dLoss stay on the
+// GPU.
 //
 // Label values: labels fed on the host are checked there and raise exactly as on the CPU. Labels
 // on the GPU cannot be checked without a device-to-host copy and a stream sync per step, so the
@@ -36,8 +37,9 @@ __device__ bool ValidTarget(int64_t i, int64_t D, const int* label, const float*
 
 // One block per row: p = softmax(x_i); row_loss[i] = w_i * CE_i (NaN for an invalid target, which
 // also sets *bad). `label` (int ids) or `prob` (label_prob=1) is null.
-__global__ void SoftmaxLossRowsKernel(int64_t N, int64_t D, const float* x, const int* label, const float* prob,
-                                      const float* w, float* p, double* row_loss, int* bad) {
+__global__ void SoftmaxLossRowsKernel(int64_t N, int64_t D, const float* x, const int* label,
+                                      const float* prob, const float* w, float* p, double* row_loss,
+                                      int* bad) {
   for (int64_t i = blockIdx.x; i < N; i += gridDim.x) {
     const float* xi = x + i * D;
     float* pi = p + i * D;
@@ -65,8 +67,8 @@ __global__ void SoftmaxLossRowsKernel(int64_t N, int64_t D, const float* x, cons
 }
 
 // One block: loss = scale * sum(row_loss) / sum(w) (0 when the weights sum to 0; NaN when *bad).
-__global__ void SoftmaxLossFinishKernel(int64_t N, const double* row_loss, const float* w, const int* bad,
-                                        float scale, float* loss) {
+__global__ void SoftmaxLossFinishKernel(int64_t N, const double* row_loss, const float* w,
+                                        const int* bad, float scale, float* loss) {
   double l = 0, t = 0;
   for (int64_t i = threadIdx.x; i < N; i += blockDim.x) {
     l += row_loss[i];
@@ -81,7 +83,8 @@ __global__ void SoftmaxLossFinishKernel(int64_t N, const double* row_loss, const
 }
 
 // One block: *g = scale * dLoss / sum(w) in float, as the CPU kernel (0 when the weights sum to 0).
-__global__ void SoftmaxLossGradScaleKernel(int64_t N, const float* w, float scale, const float* dloss, float* g) {
+__global__ void SoftmaxLossGradScaleKernel(int64_t N, const float* w, float scale,
+                                           const float* dloss, float* g) {
   double t = 0;
   for (int64_t i = threadIdx.x; i < N; i += blockDim.x) t += w ? w[i] : 1.0f;
   t = BlockSum(t);
@@ -92,8 +95,8 @@ __global__ void SoftmaxLossGradScaleKernel(int64_t N, const float* w, float scal
 }
 
 // One block per row: dX_i = (p_i - target_i) * w_i * g (NaN for an invalid target).
-__global__ void SoftmaxLossGradKernel(int64_t N, int64_t D, const int* label, const float* prob, const float* w,
-                                      const float* p, const float* g, float* dx) {
+__global__ void SoftmaxLossGradKernel(int64_t N, int64_t D, const int* label, const float* prob,
+                                      const float* w, const float* p, const float* g, float* dx) {
   for (int64_t i = blockIdx.x; i < N; i += gridDim.x) {
     const bool valid = ValidTarget(i, D, label, prob);
     const float wg = valid ? (w ? w[i] : 1.0f) * *g : NAN;
@@ -147,8 +150,8 @@ class CudaSoftmaxWithLossOp final : public CudaSoftmaxWithLossBase {
           args_.label_prob ? T.data<float>() : nullptr, w, p, row_loss, bad);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     }
-    SoftmaxLossFinishKernel<<<1, kCudaThreadsPerBlock, 0, context_.stream()>>>(s.N, row_loss, w, bad, args_.scale,
-                                                                                loss);
+    SoftmaxLossFinishKernel<<<1, kCudaThreadsPerBlock, 0, context_.stream()>>>(
+        s.N, row_loss, w, bad, args_.scale, loss);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
@@ -178,13 +181,13 @@ class CudaSoftmaxWithLossGradientOp final : public CudaSoftmaxWithLossBase {
     float* dx = dX->mutable_data<float>();
     g_.Resize(1);
     float* g = g_.mutable_data<float>();
-    SoftmaxLossGradScaleKernel<<<1, kCudaThreadsPerBlock, 0, context_.stream()>>>(s.N, w, args_.scale,
-                                                                                   dLoss.data<float>(), g);
+    SoftmaxLossGradScaleKernel<<<1, kCudaThreadsPerBlock, 0, context_.stream()>>>(
+        s.N, w, args_.scale, dLoss.data<float>(), g);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     if (s.N > 0 && s.D > 0) {
       SoftmaxLossGradKernel<<<CudaRowBlocks(s.N), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-          s.N, s.D, args_.label_prob ? nullptr : T.data<int>(), args_.label_prob ? T.data<float>() : nullptr, w,
-          P.data<float>(), g, dx);
+          s.N, s.D, args_.label_prob ? nullptr : T.data<int>(),
+          args_.label_prob ? T.data<float>() : nullptr, w, P.data<float>(), g, dx);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     }
     return true;

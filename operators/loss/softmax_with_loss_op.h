@@ -33,8 +33,9 @@ inline SoftmaxWithLossArgs ReadSoftmaxWithLossArgs(const OperatorBase& op) {
 
 // Checks logits X, labels T and weights W (null without); returns N, D. With labels on the host
 // it also checks their values: class ids in [0, D), or rows of probabilities summing to 1 (+-1e-5).
-inline SoftmaxWithLossShape CheckSoftmaxWithLossInputs(const SoftmaxWithLossArgs& a, const Tensor& X,
-                                                       const Tensor& T, const Tensor* W) {
+inline SoftmaxWithLossShape CheckSoftmaxWithLossInputs(const SoftmaxWithLossArgs& a,
+                                                       const Tensor& X, const Tensor& T,
+                                                       const Tensor* W) {
   C2_ENFORCE(X.IsType<float>(), "logits must be float, got ", X.meta().name);
   const int ax = a.axis < 0 ? a.axis + X.ndim() : a.axis;
   C2_ENFORCE(ax >= 0 && ax < X.ndim(), "axis ", a.axis, " out of range for logits ",
@@ -42,19 +43,21 @@ inline SoftmaxWithLossShape CheckSoftmaxWithLossInputs(const SoftmaxWithLossArgs
   const SoftmaxWithLossShape s{X.size_to_dim(ax), X.size_from_dim(ax)};
   const bool on_host = T.device().type == kCPU;
   if (a.label_prob) {
-    C2_ENFORCE(T.IsType<float>() && T.numel() == s.N * s.D, "label_prob=1 needs float labels of ", s.N,
-               " x ", s.D, " probabilities, got ", T.meta().name, " ", Tensor::DimsString(T.dims()));
+    C2_ENFORCE(T.IsType<float>() && T.numel() == s.N * s.D, "label_prob=1 needs float labels of ",
+               s.N, " x ", s.D, " probabilities, got ", T.meta().name, " ",
+               Tensor::DimsString(T.dims()));
     for (int64_t i = 0; on_host && i < s.N; ++i) {
       const float* t = T.data<float>() + i * s.D;
       double sum = 0;
       for (int64_t j = 0; j < s.D; ++j) sum += t[j];
-      C2_ENFORCE(std::abs(sum - 1.0) < 1e-5, "label_prob row ", i, " sums to ", sum, " instead of 1");
+      C2_ENFORCE(std::abs(sum - 1.0) < 1e-5, "label_prob row ", i, " sums to ", sum,
+                 " instead of 1");
     }
   } else {
     C2_ENFORCE(T.IsType<int>(), "labels must be int32, got ", T.meta().name);
-    C2_ENFORCE(T.numel() == s.N && (T.ndim() <= 1 || T.dims().back() == 1 || T.ndim() == ax), "labels ",
-               Tensor::DimsString(T.dims()), " must hold one label per row of the ", s.N, " x ", s.D,
-               " logits");
+    C2_ENFORCE(T.numel() == s.N && (T.ndim() <= 1 || T.dims().back() == 1 || T.ndim() == ax),
+               "labels ", Tensor::DimsString(T.dims()), " must hold one label per row of the ", s.N,
+               " x ", s.D, " logits");
     for (int64_t i = 0; on_host && i < s.N; ++i) {
       const int t = T.data<int>()[i];
       C2_ENFORCE(t >= 0 && t < s.D, "label ", t, " in row ", i, " is out of range [0, ", s.D, ")");
@@ -68,9 +71,10 @@ inline SoftmaxWithLossShape CheckSoftmaxWithLossInputs(const SoftmaxWithLossArgs
 }
 
 // The gradient's extra inputs: the softmax P shaped like the logits X, and dLoss one float.
-inline void CheckSoftmaxWithLossGradientInputs(const Tensor& X, const Tensor& P, const Tensor& dLoss) {
-  C2_ENFORCE(P.dims() == X.dims(), "softmax ", Tensor::DimsString(P.dims()), " must be shaped like logits ",
-             Tensor::DimsString(X.dims()));
+inline void CheckSoftmaxWithLossGradientInputs(const Tensor& X, const Tensor& P,
+                                               const Tensor& dLoss) {
+  C2_ENFORCE(P.dims() == X.dims(), "softmax ", Tensor::DimsString(P.dims()),
+             " must be shaped like logits ", Tensor::DimsString(X.dims()));
   C2_ENFORCE(dLoss.numel() == 1 && dLoss.IsType<float>(), "dLoss must be one float, got ",
              dLoss.DebugString());
 }

@@ -103,7 +103,8 @@ class SpatialSoftmaxWithLossGradientOp final : public SpatialSoftmaxWithLossBase
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t k = 0; k < HW; ++k) {
         const int label = t[n * HW + k];
-        const float wg = label == kIgnoreLabel ? 0.0f : (W ? W->data<float>()[n * HW + k] : 1.0f) * g;
+        const float wg =
+            label == kIgnoreLabel ? 0.0f : (W ? W->data<float>()[n * HW + k] : 1.0f) * g;
         for (int64_t d = 0; d < D; ++d) {
           const int64_t idx = (n * D + d) * HW + k;
           dx[idx] = (p[idx] - (d == label ? 1.0f : 0.0f)) * wg;
@@ -140,7 +141,9 @@ OPERATOR_SCHEMA(SpatialSoftmaxWithLoss)
     })
     .Arg("scale", "loss multiplier (default 1.0)")
     .Arg("order", "must be NCHW")
-    .SetDoc("Per-position softmax over channels and the cross-entropy averaged over labelled positions.")
+    .SetDoc(
+        "Per-position softmax over channels and the cross-entropy averaged over labelled "
+        "positions.")
     .Input(0, "logits", "Scores (N, D, H, W)")
     .Input(1, "labels", "int32 (N, H, W); -1 ignores a position")
     .Input(2, "weights", "Optional float (N, H, W)")

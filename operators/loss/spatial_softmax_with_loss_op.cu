@@ -1,8 +1,8 @@
 // CUDA SpatialSoftmaxWithLoss and SpatialSoftmaxWithLossGradient (float, NCHW; the contract,
 // arguments and checks are the CPU kernels', spatial_softmax_with_loss_op.cc / .h). One thread per
-// position (n, h, w) computes the softmax over D, stored in float; the loss takes log(max(p, 1e-20))
-// of that stored value. Each block sums its positions' loss and weight in double, and one block
-// adds the blocks' sums, so the result does not depend on scheduling.
+// position (n, h, w) computes the softmax over D, stored in float; the loss takes log(max(p,
+// 1e-20)) of that stored value. Each block sums its positions' loss and weight in double, and one
+// block adds the blocks' sums, so the result does not depend on scheduling.
 //
 // Label values: labels fed on the host are checked there and raise exactly as on the CPU. On the
 // GPU a label other than -1 outside [0, D) cannot raise, so it poisons: the loss becomes NaN (even
@@ -25,13 +25,16 @@ namespace {
 constexpr float kLogThreshold = 1e-20f;  // as the CPU kernel
 constexpr int kIgnore = kSpatialSoftmaxIgnoreLabel;
 
-__device__ bool OutOfRange(int label, int64_t D) { return label != kIgnore && (label < 0 || label >= D); }
+__device__ bool OutOfRange(int label, int64_t D) {
+  return label != kIgnore && (label < 0 || label >= D);
+}
 
 // Over the positions (n, k) of a (N, D, HW) tensor, block b writes partial_w[b], the weight of its
 // labelled positions, and (when x is not null) computes p = softmax over D at each position and
 // partial_loss[b] = sum of w * -log(max(p[label], 1e-20)). An out-of-range label sets *bad.
-__global__ void SpatialPartialsKernel(int64_t positions, int64_t D, int64_t HW, const float* x, const int* label,
-                                      const float* w, float* p, double* partial_loss, double* partial_w, int* bad) {
+__global__ void SpatialPartialsKernel(int64_t positions, int64_t D, int64_t HW, const float* x,
+                                      const int* label, const float* w, float* p,
+                                      double* partial_loss, double* partial_w, int* bad) {
   double loss = 0, weight = 0;
   C2_CUDA_KERNEL_LOOP(pos, positions) {
     const int l = label[pos];
@@ -61,8 +64,8 @@ __global__ void SpatialPartialsKernel(int64_t positions, int64_t D, int64_t HW, 
 
 // One block adds the partials. Forward (dloss null): *out = the loss, scale * loss / total (0 when
 // total is 0, NaN when *bad). Gradient: *out = scale * dLoss / total in float (0 when total is 0).
-__global__ void SpatialFinishKernel(int blocks, const double* partial_loss, const double* partial_w, const int* bad,
-                                    float scale, const float* dloss, float* out) {
+__global__ void SpatialFinishKernel(int blocks, const double* partial_loss, const double* partial_w,
+                                    const int* bad, float scale, const float* dloss, float* out) {
   double loss = 0, weight = 0;
   for (int b = threadIdx.x; b < blocks; b += blockDim.x) {
     if (partial_loss) loss += partial_loss[b];
@@ -81,8 +84,8 @@ __global__ void SpatialFinishKernel(int blocks, const double* partial_loss, cons
 }
 
 // dX = (p - onehot(label)) * w * g; 0 at ignored positions, NaN at out-of-range labels.
-__global__ void SpatialGradKernel(int64_t total, int64_t D, int64_t HW, const int* label, const float* w,
-                                  const float* p, const float* g, float* dx) {
+__global__ void SpatialGradKernel(int64_t total, int64_t D, int64_t HW, const int* label,
+                                  const float* w, const float* p, const float* g, float* dx) {
   C2_CUDA_KERNEL_LOOP(i, total) {
     const int64_t pos = (i / (D * HW)) * HW + i % HW;
     const int64_t d = (i / HW) % D;
@@ -105,8 +108,8 @@ class CudaSpatialSoftmaxWithLossBase : public Operator<CUDAContext> {
   const Tensor& DeviceInput(int i) { return OnDevice(Input(i), device(), &copies_.at(i)); }
 
   // Runs SpatialPartialsKernel and SpatialFinishKernel into *out (x and p null for the gradient).
-  void LossOrScale(const Tensor& X, const int* label, const float* w, const float* x, float* p, const float* dloss,
-                   float* out) {
+  void LossOrScale(const Tensor& X, const int* label, const float* w, const float* x, float* p,
+                   const float* dloss, float* out) {
     const int64_t D = X.dim(1), HW = X.dim(2) * X.dim(3), positions = X.dim(0) * HW;
     const int blocks = CudaBlocks(positions);
     partials_.Resize(2 * blocks);

@@ -14,7 +14,8 @@
 namespace caffe2 {
 namespace {
 
-__global__ void SquaredL2DistanceKernel(int64_t n, int64_t d, const float* x, const float* y, float* z) {
+__global__ void SquaredL2DistanceKernel(int64_t n, int64_t d, const float* x, const float* y,
+                                        float* z) {
   for (int64_t i = blockIdx.x; i < n; i += gridDim.x) {
     double acc = 0;
     for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
@@ -26,8 +27,8 @@ __global__ void SquaredL2DistanceKernel(int64_t n, int64_t d, const float* x, co
   }
 }
 
-__global__ void SquaredL2DistanceGradKernel(int64_t total, int64_t d, const float* x, const float* y,
-                                            const float* dz, float* dx, float* dy) {
+__global__ void SquaredL2DistanceGradKernel(int64_t total, int64_t d, const float* x,
+                                            const float* y, const float* dz, float* dx, float* dy) {
   C2_CUDA_KERNEL_LOOP(k, total) {
     const float g = (x[k] - y[k]) * dz[k / d];
     dx[k] = g;

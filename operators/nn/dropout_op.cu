@@ -1,9 +1,9 @@
 // CUDA Dropout and DropoutGrad (the math and arguments are dropout_op.cc's), registered for CUDA as
-// Dropout and DropoutGrad. Training draws one uniform in (0, 1] per element from the context's cuRAND
-// generator (seeded by DeviceOption.random_seed) and keeps the element when it exceeds ratio, so
-// P(keep) = 1 - ratio; Y = X * keep / (1 - ratio) and the bool mask (on the GPU) = keep. The draws
-// differ from the CPU op's, so only the distribution and the mask/Y relation match the CPU op.
-// Test mode copies X (nothing when Y is X). Y may be X and dX may be dY.
+// Dropout and DropoutGrad. Training draws one uniform in (0, 1] per element from the context's
+// cuRAND generator (seeded by DeviceOption.random_seed) and keeps the element when it exceeds
+// ratio, so P(keep) = 1 - ratio; Y = X * keep / (1 - ratio) and the bool mask (on the GPU) = keep.
+// The draws differ from the CPU op's, so only the distribution and the mask/Y relation match the
+// CPU op. Test mode copies X (nothing when Y is X). Y may be X and dX may be dY.
 #include <curand.h>
 
 #include "core/cuda/cuda_context.h"
@@ -14,8 +14,8 @@
 namespace caffe2 {
 namespace {
 
-__global__ void DropoutKernel(int64_t n, float ratio, float scale, const float* x, const float* uniform, float* y,
-                              bool* mask) {
+__global__ void DropoutKernel(int64_t n, float ratio, float scale, const float* x,
+                              const float* uniform, float* y, bool* mask) {
   C2_CUDA_KERNEL_LOOP(i, n) {
     const bool keep = uniform[i] > ratio;
     mask[i] = keep;
@@ -23,7 +23,8 @@ __global__ void DropoutKernel(int64_t n, float ratio, float scale, const float* 
   }
 }
 
-__global__ void DropoutGradKernel(int64_t n, float scale, const float* dy, const bool* mask, float* dx) {
+__global__ void DropoutGradKernel(int64_t n, float scale, const float* dy, const bool* mask,
+                                  float* dx) {
   C2_CUDA_KERNEL_LOOP(i, n) { dx[i] = mask[i] ? dy[i] * scale : 0.f; }
 }
 
@@ -42,7 +43,8 @@ class CudaDropoutBase : public Operator<CUDAContext> {
     Y->ResizeLike(X);
     void* y = Y->raw_mutable_data(X.meta());
     if (X.nbytes() > 0) {
-      C2_CUDA_CHECK(cudaMemcpyAsync(y, X.raw_data(), X.nbytes(), cudaMemcpyDeviceToDevice, context_.stream()));
+      C2_CUDA_CHECK(cudaMemcpyAsync(y, X.raw_data(), X.nbytes(), cudaMemcpyDeviceToDevice,
+                                    context_.stream()));
     }
   }
 
@@ -53,7 +55,8 @@ class CudaDropoutBase : public Operator<CUDAContext> {
 
 class CudaDropoutOp final : public CudaDropoutBase {
  public:
-  CudaDropoutOp(const OperatorDef& def, Workspace* ws) : CudaDropoutBase(def, ws), uniform_(context_.device()) {
+  CudaDropoutOp(const OperatorDef& def, Workspace* ws)
+      : CudaDropoutBase(def, ws), uniform_(context_.device()) {
     CheckDropoutOutputs(*this, args_);
   }
 

@@ -23,8 +23,8 @@ inline DropoutArgs ReadDropoutArgs(const OperatorBase& op) {
 
 // Dropout: training writes the mask, so it needs the second output.
 inline void CheckDropoutOutputs(const OperatorBase& op, const DropoutArgs& args) {
-  C2_ENFORCE(args.is_test || op.OutputSize() == 2, "training (is_test=0) needs the mask output, got ",
-             op.OutputSize(), " output(s)");
+  C2_ENFORCE(args.is_test || op.OutputSize() == 2,
+             "training (is_test=0) needs the mask output, got ", op.OutputSize(), " output(s)");
 }
 
 inline void CheckDropoutInput(const Tensor& X) {
@@ -34,14 +34,15 @@ inline void CheckDropoutInput(const Tensor& X) {
 // DropoutGrad: [dY] in test mode, [dY, mask] in training.
 inline void CheckDropoutGradInputCount(const OperatorBase& op, const DropoutArgs& args) {
   C2_ENFORCE(op.InputSize() == (args.is_test ? 1 : 2),
-             args.is_test ? "test mode takes [dY]" : "training takes [dY, mask]", ", got ", op.InputSize(),
-             " input(s)");
+             args.is_test ? "test mode takes [dY]" : "training takes [dY, mask]", ", got ",
+             op.InputSize(), " input(s)");
 }
 
 inline void CheckDropoutGradInputs(const Tensor& dY, const Tensor& mask) {
   C2_ENFORCE(dY.IsType<float>(), "dY must be float, got ", dY.meta().name);
-  C2_ENFORCE(mask.IsType<bool>() && mask.dims() == dY.dims(), "mask must be bool and shaped like dY ",
-             Tensor::DimsString(dY.dims()), ", got ", mask.meta().name, " ", Tensor::DimsString(mask.dims()));
+  C2_ENFORCE(mask.IsType<bool>() && mask.dims() == dY.dims(),
+             "mask must be bool and shaped like dY ", Tensor::DimsString(dY.dims()), ", got ",
+             mask.meta().name, " ", Tensor::DimsString(mask.dims()));
 }
 
 }  // namespace caffe2

@@ -71,9 +71,11 @@ class FCGradientOp final : public Operator<CPUContext> {
     dW->ResizeLike(W);
     const float* x = X.data<float>();
     if (kTransposed) {
-      CpuSgemm(true, false, s.K, s.N, s.M, 1.f, x, s.K, dY.data<float>(), s.N, 0.f, dW->mutable_data<float>(), s.N);
+      CpuSgemm(true, false, s.K, s.N, s.M, 1.f, x, s.K, dY.data<float>(), s.N, 0.f,
+               dW->mutable_data<float>(), s.N);
     } else {
-      CpuSgemm(true, false, s.N, s.K, s.M, 1.f, dY.data<float>(), s.N, x, s.K, 0.f, dW->mutable_data<float>(), s.K);
+      CpuSgemm(true, false, s.N, s.K, s.M, 1.f, dY.data<float>(), s.N, x, s.K, 0.f,
+               dW->mutable_data<float>(), s.K);
     }
     Tensor* db = Output(1);
     db->Resize(s.N);
@@ -101,19 +103,20 @@ class GetFCGradient final : public GradientMakerBase {
 class GetFCTransposedGradient final : public GradientMakerBase {
   using GradientMakerBase::GradientMakerBase;
   std::vector<OperatorDef> GetGradientDefs() override {
-    return SingleGradientDef("FCTransposedGradient", "", {I(0), I(1), GO(0)}, {GI(1), GI(2), GI(0)});
+    return SingleGradientDef("FCTransposedGradient", "", {I(0), I(1), GO(0)},
+                             {GI(1), GI(2), GI(0)});
   }
 };
 
-std::vector<TensorShape> FCShapeInference(const OperatorDef& def, const std::vector<TensorShape>& in,
-                                         bool transposed) {
+std::vector<TensorShape> FCShapeInference(const OperatorDef& def,
+                                          const std::vector<TensorShape>& in, bool transposed) {
   ArgumentHelper args(def);
   int axis = args.GetSingleArgument<int>("axis", 1);
   int axis_w = args.GetSingleArgument<int>("axis_w", 1);
   const TensorShape& x = in.at(0);
   const TensorShape& w = in.at(1);
-  const FCShape s = CheckFCDims({x.dims().begin(), x.dims().end()}, {w.dims().begin(), w.dims().end()}, axis,
-                                axis_w, transposed);
+  const FCShape s = CheckFCDims({x.dims().begin(), x.dims().end()},
+                                {w.dims().begin(), w.dims().end()}, axis, axis_w, transposed);
   if (axis < 0) axis += x.dims_size();
   TensorShape y;
   y.set_data_type(x.data_type());

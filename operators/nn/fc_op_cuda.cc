@@ -33,8 +33,7 @@ class CudaFCOp final : public Operator<CUDAContext> {
     const Tensor& b = Input(2);
     const DataType type = CheckTypes(X, W, b, "b");
     const FCShape s = CheckFCShapes(X, W, axis_, axis_w_, kTransposed);
-    C2_ENFORCE(b.numel() == s.N, "b ", Tensor::DimsString(b.dims()), " must hold ", s.N,
-               " values");
+    C2_ENFORCE(b.numel() == s.N, "b ", Tensor::DimsString(b.dims()), " must hold ", s.N, " values");
     Tensor* Y = Output(0);
     Y->Resize(FCOutputDims(X, axis_, s.N));
     void* y = Y->raw_mutable_data(X.meta());

@@ -1,8 +1,8 @@
 // PRelu: [X, slope] -> [Y] (spec ops §1.3), Y = x if x > 0 else slope_c * x, where slope holds one
-// value shared by all channels or one per channel. Arg order (NCHW default: channel dim 1; NHWC: last).
-// X has rank >= 2 unless slope is shared. Y may overwrite X.
-// PReluGradient: [Y, dY, X, slope] -> [dX, dslope], dX = dY where x > 0 else slope_c * dY,
-// dslope_c = sum over x <= 0 of dY * x.
+// value shared by all channels or one per channel. Arg order (NCHW default: channel dim 1; NHWC:
+// last). X has rank >= 2 unless slope is shared. Y may overwrite X. PReluGradient: [Y, dY, X,
+// slope] -> [dX, dslope], dX = dY where x > 0 else slope_c * dY, dslope_c = sum over x <= 0 of dY *
+// x.
 #include <string>
 #include <vector>
 
@@ -25,7 +25,9 @@ class PReluBase : public Operator<CPUContext> {
     return CheckPReluInputs(X, slope, order_ == "NCHW");
   }
   // Channel of element i.
-  static int64_t Channel(const PReluLayout& l, int64_t i) { return l.C == 1 ? 0 : (i / l.inner) % l.C; }
+  static int64_t Channel(const PReluLayout& l, int64_t i) {
+    return l.C == 1 ? 0 : (i / l.inner) % l.C;
+  }
 
   std::string order_;
 };

@@ -1,9 +1,9 @@
-// The cuDNN engine of Softmax and SoftmaxGradient (the math is softmax_op.h's), registered for CUDA as
-// Softmax, SoftmaxGradient and both with _ENGINE_CUDNN. X (float or float16) is viewed as (N, D) at
-// `axis` and given to cuDNN as an (N, D, 1, 1) tensor: CUDNN_SOFTMAX_MODE_INSTANCE normalizes each
-// image over its D values, CUDNN_SOFTMAX_ACCURATE subtracts the row max first, as the CPU kernel.
-// SoftmaxGradient: [Y, dY] -> [dX], dX = Y * (dY - sum_row(dY * Y)); dX may be dY (cuDNN then reads a
-// copy of dY).
+// The cuDNN engine of Softmax and SoftmaxGradient (the math is softmax_op.h's), registered for CUDA
+// as Softmax, SoftmaxGradient and both with _ENGINE_CUDNN. X (float or float16) is viewed as (N, D)
+// at `axis` and given to cuDNN as an (N, D, 1, 1) tensor: CUDNN_SOFTMAX_MODE_INSTANCE normalizes
+// each image over its D values, CUDNN_SOFTMAX_ACCURATE subtracts the row max first, as the CPU
+// kernel. SoftmaxGradient: [Y, dY] -> [dX], dX = Y * (dY - sum_row(dY * Y)); dX may be dY (cuDNN
+// then reads a copy of dY).
 #include <cuda_runtime.h>
 
 #include "core/cuda/cuda_context.h"
@@ -44,8 +44,9 @@ class CudnnSoftmaxOp final : public CudnnSoftmaxBase {
     void* y = Y->raw_mutable_data(X.meta());
     if (!Describe(X, type)) return true;
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnSoftmaxForward(context_.cudnn_handle(), CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE,
-                                       &one, desc_, X.raw_data(), &zero, desc_, y));
+    C2_CUDNN_CHECK(cudnnSoftmaxForward(context_.cudnn_handle(), CUDNN_SOFTMAX_ACCURATE,
+                                       CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc_, X.raw_data(),
+                                       &zero, desc_, y));
     return true;
   }
 };
@@ -59,8 +60,8 @@ class CudnnSoftmaxGradientOp final : public CudnnSoftmaxBase {
     const Tensor& Y = Input(0);
     const Tensor& dY = Input(1);
     const cudnnDataType_t type = CudnnDataType(Y, "Y");
-    C2_ENFORCE(Y.dims() == dY.dims() && Y.meta() == dY.meta(), "Y ", Y.DebugString(), " and dY ", dY.DebugString(),
-               " must have the same shape and type");
+    C2_ENFORCE(Y.dims() == dY.dims() && Y.meta() == dY.meta(), "Y ", Y.DebugString(), " and dY ",
+               dY.DebugString(), " must have the same shape and type");
     const void* dy = dY.raw_data();
     if (IsInputOutputAlias(1, 0)) {
       dy_copy_.CopyFrom(dY);
@@ -71,8 +72,9 @@ class CudnnSoftmaxGradientOp final : public CudnnSoftmaxBase {
     void* dx = dX->raw_mutable_data(Y.meta());
     if (!Describe(Y, type)) return true;
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnSoftmaxBackward(context_.cudnn_handle(), CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE,
-                                        &one, desc_, Y.raw_data(), desc_, dy, &zero, desc_, dx));
+    C2_CUDNN_CHECK(cudnnSoftmaxBackward(context_.cudnn_handle(), CUDNN_SOFTMAX_ACCURATE,
+                                        CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc_, Y.raw_data(),
+                                        desc_, dy, &zero, desc_, dx));
     return true;
   }
 

@@ -1,7 +1,7 @@
 // ChannelBackpropStats: [X, saved_mean (C), saved_inv_std (C), dY] -> [dscale (C), dbias (C)]
-// (spec ops §1.2.16): dbias = sum(dY), dscale = sum((X - mean) * inv_std * dY) per channel over N and
-// the spatial dims; the per-device partial sums that SpatialBNGradient aggregates with num_batches > 1.
-// Arg `order` (NCHW default, or NHWC). No gradient.
+// (spec ops §1.2.16): dbias = sum(dY), dscale = sum((X - mean) * inv_std * dY) per channel over N
+// and the spatial dims; the per-device partial sums that SpatialBNGradient aggregates with
+// num_batches > 1. Arg `order` (NCHW default, or NHWC). No gradient.
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/norm/norm_op_checks.h"
@@ -25,8 +25,9 @@ class ChannelBackpropStatsOp final : public Operator<CPUContext> {
     Tensor* dB = Output(1);
     dS->Resize(l.C);
     dB->Resize(l.C);
-    ChannelBackpropSums(X.data<float>(), dY.data<float>(), Input(1).data<float>(), Input(2).data<float>(), l,
-                        dS->mutable_data<float>(), dB->mutable_data<float>());
+    ChannelBackpropSums(X.data<float>(), dY.data<float>(), Input(1).data<float>(),
+                        Input(2).data<float>(), l, dS->mutable_data<float>(),
+                        dB->mutable_data<float>());
     return true;
   }
 

@@ -45,7 +45,8 @@ OPERATOR_SCHEMA(ChannelStats)
     .NumInputs(1)
     .NumOutputs(2)
     .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {
-      const bool nchw = ArgumentHelper(def).GetSingleArgument<std::string>("order", "NCHW") != "NHWC";
+      const bool nchw =
+          ArgumentHelper(def).GetSingleArgument<std::string>("order", "NCHW") != "NHWC";
       TensorShape c;
       c.set_data_type(TensorProto::FLOAT);
       c.add_dims(in.at(0).dims(nchw ? 1 : in[0].dims_size() - 1));

@@ -31,8 +31,7 @@ class CudaChannelStatsOp final : public Operator<CUDAContext> {
     S->Resize(l.C);
     Q->Resize(l.C);
     const float* x = X.data<float>();
-    SumOver<double>(pre, l.C, post, ReadValue{x}, 1.0, S->mutable_data<float>(),
-                    context_.stream());
+    SumOver<double>(pre, l.C, post, ReadValue{x}, 1.0, S->mutable_data<float>(), context_.stream());
     SumOver<double>(pre, l.C, post, ReadSquare{x}, 1.0, Q->mutable_data<float>(),
                     context_.stream());
     return true;

@@ -1,8 +1,8 @@
-// InstanceNorm: [X, scale (C), bias (C)] -> [Y, mean?, inv_std?] (1 to 3 outputs; spec ops §1.3). Every (n, c) plane
-// is normalized over its spatial values: Y = (X - mean_nc) * inv_std_nc * scale_c + bias_c, with the
-// biased variance and inv_std = 1 / sqrt(var + epsilon). mean and inv_std are (N, C).
-// Args epsilon (1e-5), order (NCHW default, or NHWC); X has rank 3 to 5. Y may overwrite X.
-// InstanceNormGradient: [X, scale, bias, dY, (mean, inv_std)] -> [dX, dscale, dbias]
+// InstanceNorm: [X, scale (C), bias (C)] -> [Y, mean?, inv_std?] (1 to 3 outputs; spec ops §1.3).
+// Every (n, c) plane is normalized over its spatial values: Y = (X - mean_nc) * inv_std_nc *
+// scale_c + bias_c, with the biased variance and inv_std = 1 / sqrt(var + epsilon). mean and
+// inv_std are (N, C). Args epsilon (1e-5), order (NCHW default, or NHWC); X has rank 3 to 5. Y may
+// overwrite X. InstanceNormGradient: [X, scale, bias, dY, (mean, inv_std)] -> [dX, dscale, dbias]
 // (the statistics are recomputed when not given). With xhat = (X - mean) * inv_std and S the
 // spatial size: dbias_c = sum dY, dscale_c = sum xhat * dY,
 // dX = scale_c * inv_std / S * (S * dY - sum_s dY - xhat * sum_s(dY * xhat)) per plane.
@@ -156,7 +156,8 @@ OPERATOR_SCHEMA(InstanceNorm)
     .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {
       std::vector<TensorShape> out{in.at(0)};
       if (def.output_size() > 1) {
-        const bool nchw = ArgumentHelper(def).GetSingleArgument<std::string>("order", "NCHW") != "NHWC";
+        const bool nchw =
+            ArgumentHelper(def).GetSingleArgument<std::string>("order", "NCHW") != "NHWC";
         TensorShape s;
         s.set_data_type(TensorProto::FLOAT);
         s.add_dims(in[0].dims(0));
@@ -167,7 +168,8 @@ OPERATOR_SCHEMA(InstanceNorm)
     })
     .Arg("epsilon", "added to the variance (default 1e-5)")
     .Arg("order", "NCHW (default) or NHWC")
-    .SetDoc("Instance normalization: each (sample, channel) plane normalized over its spatial values.")
+    .SetDoc(
+        "Instance normalization: each (sample, channel) plane normalized over its spatial values.")
     .Input(0, "X", "Input (N, C, spatial...)")
     .Input(1, "scale", "Per-channel scale (C)")
     .Input(2, "bias", "Per-channel bias (C)")

@@ -24,8 +24,8 @@ struct Planes {
 
 // The plane's mean and 1 / sqrt(biased var + epsilon) (0 and 1 / sqrt(epsilon) for an empty plane).
 // Every thread of the block calls it and gets the result.
-__device__ void PlaneMoments(const Planes& l, int64_t p, const float* x, double epsilon, float* mean,
-                             float* inv_std) {
+__device__ void PlaneMoments(const Planes& l, int64_t p, const float* x, double epsilon,
+                             float* mean, float* inv_std) {
   double sum = 0, sumsq = 0;
   for (int64_t s = threadIdx.x; s < l.S; s += blockDim.x) {
     const double v = x[l.Index(p, s)];
@@ -42,8 +42,9 @@ __device__ void PlaneMoments(const Planes& l, int64_t p, const float* x, double 
 
 // Y = X * a + b with a = inv_std * scale[c], b = bias[c] - mean * a. Y may be X: a block reads its
 // whole plane before writing it.
-__global__ void InstanceNormKernel(Planes l, int64_t planes, double epsilon, const float* x, const float* scale,
-                                   const float* bias, float* mean, float* inv_std, float* y) {
+__global__ void InstanceNormKernel(Planes l, int64_t planes, double epsilon, const float* x,
+                                   const float* scale, const float* bias, float* mean,
+                                   float* inv_std, float* y) {
   for (int64_t p = blockIdx.x; p < planes; p += gridDim.x) {
     float m, is;
     PlaneMoments(l, p, x, epsilon, &m, &is);
@@ -66,8 +67,8 @@ __global__ void InstanceNormKernel(Planes l, int64_t planes, double epsilon, con
 // mean/inv_std when given (non-null), else recomputed from X.
 __global__ void InstanceNormGradientKernel(Planes l, int64_t planes, double epsilon, const float* x,
                                            const float* scale, const float* dy, const float* mean,
-                                           const float* inv_std, double* plane_sdy, double* plane_sdyx,
-                                           float* dx) {
+                                           const float* inv_std, double* plane_sdy,
+                                           double* plane_sdyx, float* dx) {
   for (int64_t p = blockIdx.x; p < planes; p += gridDim.x) {
     float m, is;
     if (mean != nullptr) {
@@ -184,11 +185,14 @@ class CudaInstanceNormGradientOp final : public Operator<CUDAContext> {
     float* ds = dscale->mutable_data<float>();
     float* db = dbias->mutable_data<float>();
     if (planes > 0) {
-      InstanceNormGradientKernel<<<CudaRowBlocks(planes), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-          PlanesOf(l), planes, static_cast<double>(epsilon_), x, scale, dy, mean, inv_std, sdy, sdyx, dx);
+      InstanceNormGradientKernel<<<CudaRowBlocks(planes), kCudaThreadsPerBlock, 0,
+                                   context_.stream()>>>(PlanesOf(l), planes,
+                                                        static_cast<double>(epsilon_), x, scale, dy,
+                                                        mean, inv_std, sdy, sdyx, dx);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     }
-    // dscale[c] = sum over n of sdyx[n, c], dbias[c] likewise: the (N, C, 1) view (zeros for N = 0).
+    // dscale[c] = sum over n of sdyx[n, c], dbias[c] likewise: the (N, C, 1) view (zeros for N =
+    // 0).
     SumOver<double>(l.N, l.C, 1, ReadDouble{sdyx}, 1.0, ds, context_.stream());
     SumOver<double>(l.N, l.C, 1, ReadDouble{sdy}, 1.0, db, context_.stream());
     return true;

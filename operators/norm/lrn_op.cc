@@ -1,9 +1,10 @@
 // LRN: [X] -> [Y, scale?] (spec ops §1.2.7), local response normalization across channels.
-// scale = bias + (alpha / size) * sum_{c' in [c - (size-1)/2, c + (size-1)/2]} x_{c'}^2 (zero padded),
-// Y = X * scale^(-beta). Args: size (required, odd, > 0), alpha (0), beta (0), bias (1.0),
+// scale = bias + (alpha / size) * sum_{c' in [c - (size-1)/2, c + (size-1)/2]} x_{c'}^2 (zero
+// padded), Y = X * scale^(-beta). Args: size (required, odd, > 0), alpha (0), beta (0), bias (1.0),
 // order (NCHW default, or NHWC). X is (N, C, spatial...) or (N, spatial..., C), rank >= 2.
 // LRNGradient: [X, Y, dY] -> [dX], recomputing the scale:
-// dX_k = dY_k * scale_k^(-beta) - (2 alpha beta / size) * x_k * sum_{c in window(k)} dY_c * Y_c / scale_c.
+// dX_k = dY_k * scale_k^(-beta) - (2 alpha beta / size) * x_k * sum_{c in window(k)} dY_c * Y_c /
+// scale_c.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -24,7 +25,9 @@ using MapArr = Eigen::Map<ArrF>;
 struct LRNLayout {
   int64_t positions, C, stride;  // channel vectors, their length and element stride
   // Offset of the first channel of position p.
-  int64_t Base(int64_t p, int64_t S) const { return stride == 1 ? p * C : (p / S) * C * S + (p % S); }
+  int64_t Base(int64_t p, int64_t S) const {
+    return stride == 1 ? p * C : (p / S) * C * S + (p % S);
+  }
 };
 
 class LRNBase : public Operator<CPUContext> {
@@ -37,7 +40,8 @@ class LRNBase : public Operator<CPUContext> {
         bias_(GetSingleArgument<float>("bias", 1.0f)),
         order_(GetSingleArgument<std::string>("order", "NCHW")) {
     C2_ENFORCE(size_ > 0 && size_ % 2 == 1, "size must be a positive odd number, got ", size_);
-    C2_ENFORCE(order_ == "NCHW" || order_ == "NHWC", "order must be NCHW or NHWC, got '", order_, "'");
+    C2_ENFORCE(order_ == "NCHW" || order_ == "NHWC", "order must be NCHW or NHWC, got '", order_,
+               "'");
   }
 
  protected:
@@ -66,21 +70,23 @@ class LRNBase : public Operator<CPUContext> {
       });
       return l;
     }
-    ParallelFor(l.positions, ElementWorkers(l.positions, X.numel()), [&](int64_t p0, int64_t p1, int) {
-      std::vector<double> prefix(C + 1);
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t base = l.Base(p, *S);
-        prefix[0] = 0;
-        for (int64_t c = 0; c < C; ++c) {
-          const double v = x[base + c * l.stride];
-          prefix[c + 1] = prefix[c] + v * v;
-        }
-        for (int64_t c = 0; c < C; ++c) {
-          const int64_t lo = std::max<int64_t>(0, c - Half()), hi = std::min<int64_t>(C, c + Half() + 1);
-          sc[base + c * l.stride] = bias_ + a * static_cast<float>(prefix[hi] - prefix[lo]);
-        }
-      }
-    });
+    ParallelFor(
+        l.positions, ElementWorkers(l.positions, X.numel()), [&](int64_t p0, int64_t p1, int) {
+          std::vector<double> prefix(C + 1);
+          for (int64_t p = p0; p < p1; ++p) {
+            const int64_t base = l.Base(p, *S);
+            prefix[0] = 0;
+            for (int64_t c = 0; c < C; ++c) {
+              const double v = x[base + c * l.stride];
+              prefix[c + 1] = prefix[c] + v * v;
+            }
+            for (int64_t c = 0; c < C; ++c) {
+              const int64_t lo = std::max<int64_t>(0, c - Half()),
+                            hi = std::min<int64_t>(C, c + Half() + 1);
+              sc[base + c * l.stride] = bias_ + a * static_cast<float>(prefix[hi] - prefix[lo]);
+            }
+          }
+        });
     return l;
   }
 
@@ -114,9 +120,11 @@ class LRNOp final : public LRNBase {
     Y->ResizeLike(X);
     const float* x = X.data<float>();
     float* y = Y->mutable_data<float>();
-    ParallelFor(X.numel(), ElementWorkers(X.numel(), X.numel() * 8), [&](int64_t b, int64_t e, int) {
-      MapArr(y + b, e - b) = CMapArr(x + b, e - b) * (CMapArr(scale.data() + b, e - b).log() * -beta_).exp();
-    });
+    ParallelFor(
+        X.numel(), ElementWorkers(X.numel(), X.numel() * 8), [&](int64_t b, int64_t e, int) {
+          MapArr(y + b, e - b) =
+              CMapArr(x + b, e - b) * (CMapArr(scale.data() + b, e - b).log() * -beta_).exp();
+        });
     if (OutputSize() == 2) {
       Tensor* sc = Output(1);
       sc->ResizeLike(X);
@@ -133,8 +141,9 @@ class LRNGradientOp final : public LRNBase {
     const Tensor& X = Input(0);
     const Tensor& Y = Input(1);
     const Tensor& dY = Input(2);
-    C2_ENFORCE(Y.dims() == X.dims() && dY.dims() == X.dims(), "Y ", Tensor::DimsString(Y.dims()), " and dY ",
-               Tensor::DimsString(dY.dims()), " must be shaped like X ", Tensor::DimsString(X.dims()));
+    C2_ENFORCE(Y.dims() == X.dims() && dY.dims() == X.dims(), "Y ", Tensor::DimsString(Y.dims()),
+               " and dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
+               Tensor::DimsString(X.dims()));
     std::vector<float> scale;
     int64_t S;
     const LRNLayout l = ComputeScale(X, &scale, &S);
@@ -154,27 +163,31 @@ class LRNGradientOp final : public LRNBase {
           const CMapArr sc(scale.data() + off, CS), g(dy + off, CS);
           MapArr(ratio.data(), CS) = g * CMapArr(y + off, CS) / sc;
           WindowSumPlanes(ratio.data(), l.C, S, win.data());
-          MapArr(dx + off, CS) = g * (sc.log() * -beta_).exp() - k * CMapArr(x + off, CS) * MapArr(win.data(), CS);
+          MapArr(dx + off, CS) =
+              g * (sc.log() * -beta_).exp() - k * CMapArr(x + off, CS) * MapArr(win.data(), CS);
         }
       });
       return true;
     }
-    ParallelFor(l.positions, ElementWorkers(l.positions, X.numel()), [&](int64_t p0, int64_t p1, int) {
-      std::vector<double> prefix(l.C + 1);
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t base = l.Base(p, S);
-        prefix[0] = 0;
-        for (int64_t c = 0; c < l.C; ++c) {
-          const int64_t i = base + c * l.stride;
-          prefix[c + 1] = prefix[c] + static_cast<double>(dy[i]) * y[i] / scale[i];
-        }
-        for (int64_t c = 0; c < l.C; ++c) {
-          const int64_t i = base + c * l.stride;
-          const int64_t lo = std::max<int64_t>(0, c - Half()), hi = std::min<int64_t>(l.C, c + Half() + 1);
-          dx[i] = dy[i] * std::pow(scale[i], -beta_) - k * x[i] * static_cast<float>(prefix[hi] - prefix[lo]);
-        }
-      }
-    });
+    ParallelFor(l.positions, ElementWorkers(l.positions, X.numel()),
+                [&](int64_t p0, int64_t p1, int) {
+                  std::vector<double> prefix(l.C + 1);
+                  for (int64_t p = p0; p < p1; ++p) {
+                    const int64_t base = l.Base(p, S);
+                    prefix[0] = 0;
+                    for (int64_t c = 0; c < l.C; ++c) {
+                      const int64_t i = base + c * l.stride;
+                      prefix[c + 1] = prefix[c] + static_cast<double>(dy[i]) * y[i] / scale[i];
+                    }
+                    for (int64_t c = 0; c < l.C; ++c) {
+                      const int64_t i = base + c * l.stride;
+                      const int64_t lo = std::max<int64_t>(0, c - Half()),
+                                    hi = std::min<int64_t>(l.C, c + Half() + 1);
+                      dx[i] = dy[i] * std::pow(scale[i], -beta_) -
+                              k * x[i] * static_cast<float>(prefix[hi] - prefix[lo]);
+                    }
+                  }
+                });
     return true;
   }
 };

@@ -1,8 +1,8 @@
-// The cuDNN engine of LRN and LRNGradient (the math and arguments are lrn_op.cc's), registered for CUDA
-// as LRN, LRNGradient and both with _ENGINE_CUDNN. cuDNN's cross-channel LRN computes
+// The cuDNN engine of LRN and LRNGradient (the math and arguments are lrn_op.cc's), registered for
+// CUDA as LRN, LRNGradient and both with _ENGINE_CUDNN. cuDNN's cross-channel LRN computes
 //   y = x * (k + (alpha / n) * sum of x^2 over the n channels centred on x)^(-beta)
-// (it divides alpha by the window itself), so size, alpha, beta and bias map to n, alpha, beta and k
-// unchanged. X (float or float16) is given as (N, C, S, 1), S the product of the dims after C.
+// (it divides alpha by the window itself), so size, alpha, beta and bias map to n, alpha, beta and
+// k unchanged. X (float or float16) is given as (N, C, S, 1), S the product of the dims after C.
 // cuDNN runs order NCHW with one output (no `scale`), size <= CUDNN_LRN_MAX_N (16), bias >=
 // CUDNN_LRN_MIN_K (1e-5) and beta >= CUDNN_LRN_MIN_BETA (0.01); everything else runs the CPU kernel
 // through GPUFallbackOp (float only).
@@ -26,8 +26,11 @@ class CudnnLRNBase : public Operator<CUDAContext> {
     C2_ENFORCE(size > 0 && size % 2 == 1, "size must be a positive odd number, got ", size);
     C2_ENFORCE(order == "NCHW" || order == "NHWC", "order must be NCHW or NHWC, got '", order, "'");
     use_cudnn_ = order == "NCHW" && size <= CUDNN_LRN_MAX_N && bias >= CUDNN_LRN_MIN_K &&
-                 beta >= CUDNN_LRN_MIN_BETA && OutputSize() == 1;  // LRNGradient always has one output
-    if (use_cudnn_) C2_CUDNN_CHECK(cudnnSetLRNDescriptor(lrn_desc_, static_cast<unsigned>(size), alpha, beta, bias));
+                 beta >= CUDNN_LRN_MIN_BETA &&
+                 OutputSize() == 1;  // LRNGradient always has one output
+    if (use_cudnn_)
+      C2_CUDNN_CHECK(
+          cudnnSetLRNDescriptor(lrn_desc_, static_cast<unsigned>(size), alpha, beta, bias));
   }
 
  protected:
@@ -40,9 +43,7 @@ class CudnnLRNBase : public Operator<CUDAContext> {
     return true;
   }
 
-  bool RunFallback() {
-    return fallback_.Run(*this);
-  }
+  bool RunFallback() { return fallback_.Run(*this); }
 
   bool use_cudnn_;
   CudnnTensorDescriptor desc_;
@@ -65,8 +66,9 @@ class CudnnLRNOp final : public CudnnLRNBase {
     void* y = Y->raw_mutable_data(X.meta());
     if (!Describe(X, type)) return true;
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnLRNCrossChannelForward(context_.cudnn_handle(), lrn_desc_, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one,
-                                               desc_, X.raw_data(), &zero, desc_, y));
+    C2_CUDNN_CHECK(cudnnLRNCrossChannelForward(context_.cudnn_handle(), lrn_desc_,
+                                               CUDNN_LRN_CROSS_CHANNEL_DIM1, &one, desc_,
+                                               X.raw_data(), &zero, desc_, y));
     return true;
   }
 };
@@ -82,17 +84,18 @@ class CudnnLRNGradientOp final : public CudnnLRNBase {
     const Tensor& Y = Input(1);
     const Tensor& dY = Input(2);
     const cudnnDataType_t type = CudnnDataType(X, "X");
-    C2_ENFORCE(Y.dims() == X.dims() && dY.dims() == X.dims() && Y.meta() == X.meta() && dY.meta() == X.meta(),
-               "Y ", Y.DebugString(), " and dY ", dY.DebugString(), " must have the shape and type of X ",
-               X.DebugString());
+    C2_ENFORCE(Y.dims() == X.dims() && dY.dims() == X.dims() && Y.meta() == X.meta() &&
+                   dY.meta() == X.meta(),
+               "Y ", Y.DebugString(), " and dY ", dY.DebugString(),
+               " must have the shape and type of X ", X.DebugString());
     Tensor* dX = Output(0);
     dX->ResizeLike(X);
     void* dx = dX->raw_mutable_data(X.meta());
     if (!Describe(X, type)) return true;
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnLRNCrossChannelBackward(context_.cudnn_handle(), lrn_desc_, CUDNN_LRN_CROSS_CHANNEL_DIM1,
-                                                &one, desc_, Y.raw_data(), desc_, dY.raw_data(), desc_, X.raw_data(),
-                                                &zero, desc_, dx));
+    C2_CUDNN_CHECK(cudnnLRNCrossChannelBackward(
+        context_.cudnn_handle(), lrn_desc_, CUDNN_LRN_CROSS_CHANNEL_DIM1, &one, desc_, Y.raw_data(),
+        desc_, dY.raw_data(), desc_, X.raw_data(), &zero, desc_, dx));
     return true;
   }
 };

@@ -14,8 +14,8 @@ namespace caffe2 {
 
 // A per-channel input (scale, bias, a statistic): C floats.
 inline void CheckChannelVector(const Tensor& t, int64_t C, const char* name) {
-  C2_ENFORCE(t.IsType<float>() && t.numel() == C, name, " ", Tensor::DimsString(t.dims()), " must hold ", C,
-             " floats (one per channel)");
+  C2_ENFORCE(t.IsType<float>() && t.numel() == C, name, " ", Tensor::DimsString(t.dims()),
+             " must hold ", C, " floats (one per channel)");
 }
 
 // SpatialBN's arguments: num_batches >= 1 (SpatialBN and its gradient) ...
@@ -25,12 +25,14 @@ inline void CheckSpatialBNNumBatches(int num_batches) {
 
 // ... and SpatialBN's own: epsilon > 0, momentum in [0, 1], the outputs of its mode, and the sums
 // inputs that num_batches > 1 needs.
-inline void CheckSpatialBNArgs(const OperatorBase& op, bool is_test, float epsilon, float momentum, int num_batches) {
+inline void CheckSpatialBNArgs(const OperatorBase& op, bool is_test, float epsilon, float momentum,
+                               int num_batches) {
   C2_ENFORCE(epsilon > 0, "epsilon must be > 0, got ", epsilon);
   C2_ENFORCE(momentum >= 0 && momentum <= 1, "momentum must be in [0, 1], got ", momentum);
   CheckSpatialBNNumBatches(num_batches);
   if (is_test) {
-    C2_ENFORCE(op.OutputSize() == 1, "test mode (is_test=1) produces exactly 1 output, got ", op.OutputSize());
+    C2_ENFORCE(op.OutputSize() == 1, "test mode (is_test=1) produces exactly 1 output, got ",
+               op.OutputSize());
   } else {
     C2_ENFORCE(op.OutputSize() == 5,
                "training (is_test=0) needs 5 outputs [Y, running_mean, running_var, saved_mean, "
@@ -57,7 +59,8 @@ inline void CheckSpatialBNInputs(const OperatorBase& op, int64_t C, bool is_test
 
 // Batch statistics need at least one value per channel.
 inline void CheckSpatialBNBatch(double count, const Tensor& X) {
-  C2_ENFORCE(count > 0, "cannot compute batch statistics of an empty batch ", Tensor::DimsString(X.dims()));
+  C2_ENFORCE(count > 0, "cannot compute batch statistics of an empty batch ",
+             Tensor::DimsString(X.dims()));
 }
 
 // SpatialBNGradient's [X, scale, dY, mean or saved_mean, var or saved_inv_std, (dscale and dbias
@@ -78,7 +81,8 @@ inline void CheckSpatialBNGradientInputs(const OperatorBase& op, int64_t C, bool
 
 // ChannelBackpropStats' [X, saved_mean, saved_inv_std, dY]: dY float and shaped like X, the
 // statistics C floats each. Returns X's channel layout.
-inline ChannelLayout CheckChannelBackpropStatsInputs(const OperatorBase& op, const std::string& order) {
+inline ChannelLayout CheckChannelBackpropStatsInputs(const OperatorBase& op,
+                                                     const std::string& order) {
   const Tensor& X = op.Input(0);
   const Tensor& dY = op.Input(3);
   const ChannelLayout l = GetChannelLayout(X, order);
@@ -101,7 +105,8 @@ struct LayerNormView {
 
 inline int LayerNormCanonicalAxis(int axis, const Tensor& X) {
   const int ax = axis < 0 ? axis + X.ndim() : axis;
-  C2_ENFORCE(ax >= 0 && ax < X.ndim(), "axis ", axis, " out of range for X ", Tensor::DimsString(X.dims()));
+  C2_ENFORCE(ax >= 0 && ax < X.ndim(), "axis ", axis, " out of range for X ",
+             Tensor::DimsString(X.dims()));
   return ax;
 }
 
@@ -130,22 +135,26 @@ inline LayerNormView CheckLayerNormGradientInputs(int axis, const Tensor& dY, co
   C2_ENFORCE(dY.dims() == X.dims(), "dY ", Tensor::DimsString(dY.dims()), " must be shaped like X ",
              Tensor::DimsString(X.dims()));
   C2_ENFORCE(mean.numel() == v.M && stdev.numel() == v.M, "mean ", Tensor::DimsString(mean.dims()),
-             " and stdev ", Tensor::DimsString(stdev.dims()), " must hold one value per row (", v.M, ")");
+             " and stdev ", Tensor::DimsString(stdev.dims()), " must hold one value per row (", v.M,
+             ")");
   return v;
 }
 
 // InstanceNorm's and InstanceNormGradient's X (float, rank 3 to 5), scale and bias (C floats each).
-inline ChannelLayout CheckInstanceNormInputs(const OperatorBase& op, const Tensor& X, const std::string& order) {
+inline ChannelLayout CheckInstanceNormInputs(const OperatorBase& op, const Tensor& X,
+                                             const std::string& order) {
   const ChannelLayout l = GetChannelLayout(X, order);
   for (int i = 1; i <= 2; ++i) {
-    C2_ENFORCE(op.Input(i).IsType<float>() && op.Input(i).numel() == l.C, i == 1 ? "scale" : "bias", " ",
-               Tensor::DimsString(op.Input(i).dims()), " must hold ", l.C, " floats (one per channel)");
+    C2_ENFORCE(op.Input(i).IsType<float>() && op.Input(i).numel() == l.C, i == 1 ? "scale" : "bias",
+               " ", Tensor::DimsString(op.Input(i).dims()), " must hold ", l.C,
+               " floats (one per channel)");
   }
   return l;
 }
 
 // InstanceNormGradient's [X, scale, bias, dY, (mean, inv_std)].
-inline ChannelLayout CheckInstanceNormGradientInputs(const OperatorBase& op, const std::string& order) {
+inline ChannelLayout CheckInstanceNormGradientInputs(const OperatorBase& op,
+                                                     const std::string& order) {
   const Tensor& X = op.Input(0);
   const Tensor& dY = op.Input(3);
   const ChannelLayout l = CheckInstanceNormInputs(op, X, order);
@@ -153,8 +162,9 @@ inline ChannelLayout CheckInstanceNormGradientInputs(const OperatorBase& op, con
              Tensor::DimsString(X.dims()));
   if (op.InputSize() == 6) {
     for (int i = 4; i <= 5; ++i) {
-      C2_ENFORCE(op.Input(i).IsType<float>() && op.Input(i).numel() == l.N * l.C, i == 4 ? "mean" : "inv_std",
-                 " ", Tensor::DimsString(op.Input(i).dims()), " must hold N x C = ", l.N * l.C, " floats");
+      C2_ENFORCE(op.Input(i).IsType<float>() && op.Input(i).numel() == l.N * l.C,
+                 i == 4 ? "mean" : "inv_std", " ", Tensor::DimsString(op.Input(i).dims()),
+                 " must hold N x C = ", l.N * l.C, " floats");
     }
   }
   return l;

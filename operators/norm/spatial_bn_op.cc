@@ -19,7 +19,8 @@ bool ParseOrderIsNCHW(const std::string& order) {
 
 ChannelLayout GetChannelLayout(const Tensor& X, const std::string& order) {
   C2_ENFORCE(X.IsType<float>(), "X must be float, got ", X.meta().name);
-  C2_ENFORCE(X.ndim() >= 3 && X.ndim() <= 5, "X must have rank 3 to 5, got ", Tensor::DimsString(X.dims()));
+  C2_ENFORCE(X.ndim() >= 3 && X.ndim() <= 5, "X must have rank 3 to 5, got ",
+             Tensor::DimsString(X.dims()));
   ChannelLayout l;
   l.nchw = ParseOrderIsNCHW(order);
   l.N = X.dim(0);
@@ -55,19 +56,22 @@ void ReduceChannels(const ChannelLayout& l, int num_acc, Fn fn, std::vector<ArrD
 
 void ChannelSums(const float* x, const ChannelLayout& l, double* sum, double* sumsq) {
   std::vector<ArrD> acc;
-  ReduceChannels(l, 2, [&](int64_t u0, int64_t u1, std::vector<ArrD>* a) {
-    for (int64_t u = u0; u < u1; ++u) {
-      if (l.nchw) {
-        const CMap v(x + u * l.S, l.S);
-        (*a)[0][u % l.C] += v.sum();
-        (*a)[1][u % l.C] += v.square().sum();
-      } else {
-        const CMap v(x + u * l.C, l.C);
-        (*a)[0] += v.cast<double>();
-        (*a)[1] += v.square().cast<double>();
-      }
-    }
-  }, &acc);
+  ReduceChannels(
+      l, 2,
+      [&](int64_t u0, int64_t u1, std::vector<ArrD>* a) {
+        for (int64_t u = u0; u < u1; ++u) {
+          if (l.nchw) {
+            const CMap v(x + u * l.S, l.S);
+            (*a)[0][u % l.C] += v.sum();
+            (*a)[1][u % l.C] += v.square().sum();
+          } else {
+            const CMap v(x + u * l.C, l.C);
+            (*a)[0] += v.cast<double>();
+            (*a)[1] += v.square().cast<double>();
+          }
+        }
+      },
+      &acc);
   for (int64_t c = 0; c < l.C; ++c) {
     sum[c] = acc[0][c];
     sumsq[c] = acc[1][c];
@@ -78,20 +82,23 @@ void ChannelBackpropSums(const float* x, const float* dy, const float* mean, con
                          const ChannelLayout& l, float* dscale, float* dbias) {
   std::vector<ArrD> acc;
   const CMap m(mean, l.C);
-  ReduceChannels(l, 2, [&](int64_t u0, int64_t u1, std::vector<ArrD>* a) {
-    for (int64_t u = u0; u < u1; ++u) {
-      if (l.nchw) {
-        const int64_t c = u % l.C;
-        const CMap xv(x + u * l.S, l.S), g(dy + u * l.S, l.S);
-        (*a)[0][c] += ((xv - mean[c]) * g).sum();
-        (*a)[1][c] += g.sum();
-      } else {
-        const CMap xv(x + u * l.C, l.C), g(dy + u * l.C, l.C);
-        (*a)[0] += ((xv - m) * g).cast<double>();
-        (*a)[1] += g.cast<double>();
-      }
-    }
-  }, &acc);
+  ReduceChannels(
+      l, 2,
+      [&](int64_t u0, int64_t u1, std::vector<ArrD>* a) {
+        for (int64_t u = u0; u < u1; ++u) {
+          if (l.nchw) {
+            const int64_t c = u % l.C;
+            const CMap xv(x + u * l.S, l.S), g(dy + u * l.S, l.S);
+            (*a)[0][c] += ((xv - mean[c]) * g).sum();
+            (*a)[1][c] += g.sum();
+          } else {
+            const CMap xv(x + u * l.C, l.C), g(dy + u * l.C, l.C);
+            (*a)[0] += ((xv - m) * g).cast<double>();
+            (*a)[1] += g.cast<double>();
+          }
+        }
+      },
+      &acc);
   for (int64_t c = 0; c < l.C; ++c) {
     dscale[c] = static_cast<float>(acc[0][c] * inv_std[c]);
     dbias[c] = static_cast<float>(acc[1][c]);
@@ -101,8 +108,9 @@ void ChannelBackpropSums(const float* x, const float* dy, const float* mean, con
 namespace {
 
 // out = p * in1 + q * in2 + r with per-channel p, q, r (in2 may be null when q is unused).
-void ChannelAffine2(const float* in1, const std::vector<float>& p, const float* in2, const std::vector<float>& q,
-                    const std::vector<float>& r, const ChannelLayout& l, float* out) {
+void ChannelAffine2(const float* in1, const std::vector<float>& p, const float* in2,
+                    const std::vector<float>& q, const std::vector<float>& r,
+                    const ChannelLayout& l, float* out) {
   ParallelFor(Units(l), ElementWorkers(Units(l), Numel(l)), [&](int64_t u0, int64_t u1, int) {
     const CMap P(p.data(), l.C), R(r.data(), l.C);
     for (int64_t u = u0; u < u1; ++u) {
@@ -258,7 +266,8 @@ class SpatialBNGradientOp final : public Operator<CPUContext> {
       for (int64_t c = 0; c < C; ++c) a[c] = scale[c] * inv_std[c];
       ApplyAffine(dy, a, zero, l, dx);
     } else {
-      // dX = a * dY + b * X + k, with a = scale*inv_std, b = -a*inv_std*dscale/M and k folding the rest.
+      // dX = a * dY + b * X + k, with a = scale*inv_std, b = -a*inv_std*dscale/M and k folding the
+      // rest.
       const float inv_m = 1.0f / static_cast<float>(l.N * l.S);
       std::vector<float> a(C), b(C), k(C);
       for (int64_t c = 0; c < C; ++c) {
@@ -306,7 +315,8 @@ class GetSpatialBNGradient final : public GradientMakerBase {
   }
 };
 
-std::vector<TensorShape> SpatialBNInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
+std::vector<TensorShape> SpatialBNInference(const OperatorDef& def,
+                                            const std::vector<TensorShape>& in) {
   ArgumentHelper args(def);
   const bool nchw = args.GetSingleArgument<std::string>("order", "NCHW") != "NHWC";
   const TensorShape& x = in.at(0);
@@ -327,7 +337,9 @@ OPERATOR_SCHEMA(SpatialBN)
     .NumInputs({5, 7})
     .NumOutputs({1, 5})
     .EnforceInplace({{3, 1}, {4, 2}})
-    .AllowInplace([](int in, int out) { return (in == 0 && out == 0) || (in == 3 && out == 1) || (in == 4 && out == 2); })
+    .AllowInplace([](int in, int out) {
+      return (in == 0 && out == 0) || (in == 3 && out == 1) || (in == 4 && out == 2);
+    })
     .TensorInference(SpatialBNInference)
     .Arg("is_test", "1: normalize with the given mean/var and produce only Y (default 0)")
     .Arg("epsilon", "added to the variance (default 1e-5)")
@@ -349,9 +361,6 @@ OPERATOR_SCHEMA(SpatialBN)
     .Output(4, "saved_inv_std", "Batch 1/sqrt(var + epsilon) (training)");
 REGISTER_GRADIENT(SpatialBN, GetSpatialBNGradient);
 REGISTER_CPU_OPERATOR(SpatialBNGradient, SpatialBNGradientOp);
-OPERATOR_SCHEMA(SpatialBNGradient)
-    .NumInputs({5, 7})
-    .NumOutputs(3)
-    .AllowInplace({{5, 1}, {6, 2}});
+OPERATOR_SCHEMA(SpatialBNGradient).NumInputs({5, 7}).NumOutputs(3).AllowInplace({{5, 1}, {6, 2}});
 
 }  // namespace caffe2

@@ -6,8 +6,9 @@
 namespace caffe2 {
 namespace {
 
-__global__ void RunningUpdateKernel(int64_t C, float momentum, float epsilon, const float* saved_mean,
-                                    const float* saved_inv_std, float* running_mean, float* running_var) {
+__global__ void RunningUpdateKernel(int64_t C, float momentum, float epsilon,
+                                    const float* saved_mean, const float* saved_inv_std,
+                                    float* running_mean, float* running_var) {
   C2_CUDA_KERNEL_LOOP(c, C) {
     const float inv = saved_inv_std[c];
     const float var = fmaxf(0.f, 1.f / (inv * inv) - epsilon);
@@ -16,9 +17,10 @@ __global__ void RunningUpdateKernel(int64_t C, float momentum, float epsilon, co
   }
 }
 
-__global__ void StatsFromSumsKernel(int64_t C, double count, float momentum, float epsilon, const float* sums,
-                                    const float* sumsq, float* saved_mean, float* saved_inv_std, float* batch_var,
-                                    float* running_mean, float* running_var) {
+__global__ void StatsFromSumsKernel(int64_t C, double count, float momentum, float epsilon,
+                                    const float* sums, const float* sumsq, float* saved_mean,
+                                    float* saved_inv_std, float* batch_var, float* running_mean,
+                                    float* running_var) {
   C2_CUDA_KERNEL_LOOP(c, C) {
     const double mean = static_cast<double>(sums[c]) / count;
     const double var = fmax(0.0, static_cast<double>(sumsq[c]) / count - mean * mean);
@@ -40,8 +42,9 @@ __global__ void ScaleKernel(int64_t n, float alpha, const float* x, float* y) {
 
 // One block per channel; the threads stride over the channel's N * S values, then reduce in shared
 // memory.
-__global__ void BackpropSumsKernel(int64_t N, int64_t C, int64_t S, bool nchw, const float* x, const float* dy,
-                                   const float* mean, const float* inv_std, float* dscale, float* dbias) {
+__global__ void BackpropSumsKernel(int64_t N, int64_t C, int64_t S, bool nchw, const float* x,
+                                   const float* dy, const float* mean, const float* inv_std,
+                                   float* dscale, float* dbias) {
   __shared__ double s_dscale[kCudaThreadsPerBlock];
   __shared__ double s_dbias[kCudaThreadsPerBlock];
   const int64_t c = blockIdx.x;
@@ -69,9 +72,10 @@ __global__ void BackpropSumsKernel(int64_t N, int64_t C, int64_t S, bool nchw, c
   }
 }
 
-__global__ void BackwardDxKernel(int64_t total, int64_t C, int64_t S, bool nchw, bool test, float inv_m,
-                                 const float* x, const float* dy, const float* scale, const float* mean,
-                                 const float* inv_std, const float* dscale, const float* dbias, float* dx) {
+__global__ void BackwardDxKernel(int64_t total, int64_t C, int64_t S, bool nchw, bool test,
+                                 float inv_m, const float* x, const float* dy, const float* scale,
+                                 const float* mean, const float* inv_std, const float* dscale,
+                                 const float* dbias, float* dx) {
   C2_CUDA_KERNEL_LOOP(i, total) {
     const int64_t c = nchw ? (i / S) % C : i % C;
     const float a = scale[c] * inv_std[c];
@@ -88,20 +92,23 @@ __global__ void BackwardDxKernel(int64_t total, int64_t C, int64_t S, bool nchw,
 void SpatialBNRunningUpdateCUDA(int64_t C, float momentum, float epsilon, const float* saved_mean,
                                 const float* saved_inv_std, float* running_mean, float* running_var,
                                 cudaStream_t stream) {
-  RunningUpdateKernel<<<CudaBlocks(C), kCudaThreadsPerBlock, 0, stream>>>(C, momentum, epsilon, saved_mean,
-                                                                          saved_inv_std, running_mean, running_var);
+  RunningUpdateKernel<<<CudaBlocks(C), kCudaThreadsPerBlock, 0, stream>>>(
+      C, momentum, epsilon, saved_mean, saved_inv_std, running_mean, running_var);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-void SpatialBNStatsFromSumsCUDA(int64_t C, double count, float momentum, float epsilon, const float* sums,
-                                const float* sumsq, float* saved_mean, float* saved_inv_std, float* batch_var,
-                                float* running_mean, float* running_var, cudaStream_t stream) {
+void SpatialBNStatsFromSumsCUDA(int64_t C, double count, float momentum, float epsilon,
+                                const float* sums, const float* sumsq, float* saved_mean,
+                                float* saved_inv_std, float* batch_var, float* running_mean,
+                                float* running_var, cudaStream_t stream) {
   StatsFromSumsKernel<<<CudaBlocks(C), kCudaThreadsPerBlock, 0, stream>>>(
-      C, count, momentum, epsilon, sums, sumsq, saved_mean, saved_inv_std, batch_var, running_mean, running_var);
+      C, count, momentum, epsilon, sums, sumsq, saved_mean, saved_inv_std, batch_var, running_mean,
+      running_var);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-void SpatialBNInvStdCUDA(int64_t C, float epsilon, const float* var, float* inv_std, cudaStream_t stream) {
+void SpatialBNInvStdCUDA(int64_t C, float epsilon, const float* var, float* inv_std,
+                         cudaStream_t stream) {
   InvStdKernel<<<CudaBlocks(C), kCudaThreadsPerBlock, 0, stream>>>(C, epsilon, var, inv_std);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
@@ -111,22 +118,23 @@ void SpatialBNScaleCUDA(int64_t n, float alpha, const float* x, float* y, cudaSt
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-void SpatialBNBackpropSumsCUDA(int64_t N, int64_t C, int64_t S, bool nchw, const float* x, const float* dy,
-                               const float* mean, const float* inv_std, float* dscale, float* dbias,
-                               cudaStream_t stream) {
+void SpatialBNBackpropSumsCUDA(int64_t N, int64_t C, int64_t S, bool nchw, const float* x,
+                               const float* dy, const float* mean, const float* inv_std,
+                               float* dscale, float* dbias, cudaStream_t stream) {
   if (C == 0) return;
-  BackpropSumsKernel<<<static_cast<unsigned>(C), kCudaThreadsPerBlock, 0, stream>>>(N, C, S, nchw, x, dy, mean,
-                                                                                     inv_std, dscale, dbias);
+  BackpropSumsKernel<<<static_cast<unsigned>(C), kCudaThreadsPerBlock, 0, stream>>>(
+      N, C, S, nchw, x, dy, mean, inv_std, dscale, dbias);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
-void SpatialBNBackwardDxCUDA(int64_t N, int64_t C, int64_t S, bool nchw, bool test, float inv_m, const float* x,
-                             const float* dy, const float* scale, const float* mean, const float* inv_std,
-                             const float* dscale, const float* dbias, float* dx, cudaStream_t stream) {
+void SpatialBNBackwardDxCUDA(int64_t N, int64_t C, int64_t S, bool nchw, bool test, float inv_m,
+                             const float* x, const float* dy, const float* scale, const float* mean,
+                             const float* inv_std, const float* dscale, const float* dbias,
+                             float* dx, cudaStream_t stream) {
   const int64_t total = N * C * S;
   if (total == 0) return;
-  BackwardDxKernel<<<CudaBlocks(total), kCudaThreadsPerBlock, 0, stream>>>(total, C, S, nchw, test, inv_m, x, dy,
-                                                                           scale, mean, inv_std, dscale, dbias, dx);
+  BackwardDxKernel<<<CudaBlocks(total), kCudaThreadsPerBlock, 0, stream>>>(
+      total, C, S, nchw, test, inv_m, x, dy, scale, mean, inv_std, dscale, dbias, dx);
   C2_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

@@ -1,15 +1,15 @@
 // The cuDNN engine of SpatialBN and SpatialBNGradient (the math, arguments and outputs are
-// spatial_bn_op.h's), registered for CUDA as SpatialBN, SpatialBNGradient and both with _ENGINE_CUDNN.
-// float only. X is given to cuDNN as (N, C, S, 1) with S the product of the spatial dims, in the
-// strides of its order; CUDNN_BATCHNORM_SPATIAL (not the persistent variant, whose kernels trade range
-// for speed).
+// spatial_bn_op.h's), registered for CUDA as SpatialBN, SpatialBNGradient and both with
+// _ENGINE_CUDNN. float only. X is given to cuDNN as (N, C, S, 1) with S the product of the spatial
+// dims, in the strides of its order; CUDNN_BATCHNORM_SPATIAL (not the persistent variant, whose
+// kernels trade range for speed).
 //
 // SpatialBN, training:
 //   num_batches 1: cudnnBatchNormalizationForwardTraining gives Y, saved_mean and saved_inv_std
-//     (cuDNN's resultSaveInvVariance is 1 / sqrt(var + epsilon) of the biased batch variance). cuDNN
-//     is not given the running statistics: it would update the variance with the unbiased estimate.
-//     A kernel applies the CPU op's update, running = running * momentum + batch * (1 - momentum),
-//     recovering the biased variance from the saved inverse std.
+//     (cuDNN's resultSaveInvVariance is 1 / sqrt(var + epsilon) of the biased batch variance).
+//     cuDNN is not given the running statistics: it would update the variance with the unbiased
+//     estimate. A kernel applies the CPU op's update, running = running * momentum + batch * (1 -
+//     momentum), recovering the biased variance from the saved inverse std.
 //   num_batches > 1: a kernel derives the statistics from the sums/sumsq inputs, then
 //     cudnnBatchNormalizationForwardInference normalizes with them.
 // SpatialBN, test: cudnnBatchNormalizationForwardInference with the given mean and var.
@@ -94,8 +94,8 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
       float* y = in_place ? Scratch(&scratch_, X.numel()) : Y->mutable_data<float>();
       if (X.numel() == 0) return true;
       C2_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(
-          h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_, X.data<float>(), x_desc_, y, bn_desc_, scale, bias,
-          Input(3).data<float>(), Input(4).data<float>(), epsilon_));
+          h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_, X.data<float>(), x_desc_, y, bn_desc_,
+          scale, bias, Input(3).data<float>(), Input(4).data<float>(), epsilon_));
       return CopyBack(y, Y, stream);
     }
     double count = static_cast<double>(l.N * l.S) * num_batches_;
@@ -121,17 +121,17 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
     if (X.numel() == 0) return true;  // no channels
     if (num_batches_ == 1) {
       // Factor 1 and null running statistics: cuDNN computes only the batch statistics.
-      C2_CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_,
-                                                            X.data<float>(), x_desc_, y, bn_desc_, scale, bias, 1.0,
-                                                            nullptr, nullptr, epsilon_, sm, si));
+      C2_CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
+          h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_, X.data<float>(), x_desc_, y, bn_desc_,
+          scale, bias, 1.0, nullptr, nullptr, epsilon_, sm, si));
       SpatialBNRunningUpdateCUDA(C, momentum_, epsilon_, sm, si, rm, rv, stream);
     } else {
       float* batch_var = Scratch(&channel_scratch_, C);
-      SpatialBNStatsFromSumsCUDA(C, count, momentum_, epsilon_, Input(5).data<float>(), Input(6).data<float>(), sm,
-                                 si, batch_var, rm, rv, stream);
-      C2_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_,
-                                                             X.data<float>(), x_desc_, y, bn_desc_, scale, bias, sm,
-                                                             batch_var, epsilon_));
+      SpatialBNStatsFromSumsCUDA(C, count, momentum_, epsilon_, Input(5).data<float>(),
+                                 Input(6).data<float>(), sm, si, batch_var, rm, rv, stream);
+      C2_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(
+          h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, x_desc_, X.data<float>(), x_desc_, y, bn_desc_,
+          scale, bias, sm, batch_var, epsilon_));
     }
     return CopyBack(y, Y, stream);
   }
@@ -140,7 +140,8 @@ class CudnnSpatialBNOp final : public CudnnSpatialBNBase {
   // Copies the result over Y when it was written to scratch (Y is X).
   bool CopyBack(const float* y, Tensor* Y, cudaStream_t stream) {
     float* dst = Y->mutable_data<float>();
-    if (y != dst) C2_CUDA_CHECK(cudaMemcpyAsync(dst, y, Y->nbytes(), cudaMemcpyDeviceToDevice, stream));
+    if (y != dst)
+      C2_CUDA_CHECK(cudaMemcpyAsync(dst, y, Y->nbytes(), cudaMemcpyDeviceToDevice, stream));
     return true;
   }
 
@@ -177,16 +178,16 @@ class CudnnSpatialBNGradientOp final : public CudnnSpatialBNBase {
       // Read the aggregates before writing dscale/dbias: they may be the same blobs.
       SpatialBNScaleCUDA(C, 1.0f / num_batches_, Input(5).data<float>(), dscale, stream);
       SpatialBNScaleCUDA(C, 1.0f / num_batches_, Input(6).data<float>(), dbias, stream);
-      SpatialBNBackwardDxCUDA(l.N, C, l.S, l.nchw, false, inv_m, x, dy, scale, mean, Input(4).data<float>(), dscale,
-                              dbias, dx, stream);
+      SpatialBNBackwardDxCUDA(l.N, C, l.S, l.nchw, false, inv_m, x, dy, scale, mean,
+                              Input(4).data<float>(), dscale, dbias, dx, stream);
       return true;
     }
     if (is_test_) {
       float* inv_std = Scratch(&channel_scratch_, C);
       SpatialBNInvStdCUDA(C, epsilon_, Input(4).data<float>(), inv_std, stream);
       SpatialBNBackpropSumsCUDA(l.N, C, l.S, l.nchw, x, dy, mean, inv_std, dscale, dbias, stream);
-      SpatialBNBackwardDxCUDA(l.N, C, l.S, l.nchw, true, inv_m, x, dy, scale, mean, inv_std, dscale, dbias, dx,
-                              stream);
+      SpatialBNBackwardDxCUDA(l.N, C, l.S, l.nchw, true, inv_m, x, dy, scale, mean, inv_std, dscale,
+                              dbias, dx, stream);
       return true;
     }
     if (X.numel() == 0) {
@@ -195,9 +196,10 @@ class CudnnSpatialBNGradientOp final : public CudnnSpatialBNBase {
       return true;
     }
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnBatchNormalizationBackward(context_.cudnn_handle(), CUDNN_BATCHNORM_SPATIAL, &one, &zero,
-                                                   &one, &zero, x_desc_, x, x_desc_, dy, x_desc_, dx, bn_desc_, scale,
-                                                   dscale, dbias, epsilon_, mean, Input(4).data<float>()));
+    C2_CUDNN_CHECK(cudnnBatchNormalizationBackward(context_.cudnn_handle(), CUDNN_BATCHNORM_SPATIAL,
+                                                   &one, &zero, &one, &zero, x_desc_, x, x_desc_,
+                                                   dy, x_desc_, dx, bn_desc_, scale, dscale, dbias,
+                                                   epsilon_, mean, Input(4).data<float>()));
     return true;
   }
 };

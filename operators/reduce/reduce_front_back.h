@@ -20,8 +20,8 @@ inline void CheckReduceFrontBackInput(const Tensor& X) {
 
 // A reduction gradient's dY: float, with the reduced dims.
 inline void CheckReduceFrontBackGradient(const Tensor& dY, const ReduceView& v) {
-  C2_ENFORCE(dY.IsType<float>() && dY.dims() == v.out_dims, "dY ", dY.DebugString(), " must be float with dims ",
-             Tensor::DimsString(v.out_dims));
+  C2_ENFORCE(dY.IsType<float>() && dY.dims() == v.out_dims, "dY ", dY.DebugString(),
+             " must be float with dims ", Tensor::DimsString(v.out_dims));
 }
 
 inline ReduceView MakeReduceView(const Tensor& X, int num_reduce_dim, bool front) {

@@ -44,8 +44,10 @@ class ReduceFrontBackOp final : public Operator<CPUContext> {
     const ReduceView v = MakeReduceView(X, GetSingleArgument<int>("num_reduce_dim", 1), kFront);
     const std::vector<int64_t> counts = Counts(*this, 1, v, kFront);
     const int64_t extent = kFront ? v.rows : v.cols;
-    C2_ENFORCE(!kMean || extent > 0 || InputSize() > 1 || counts.empty(), "X ", Tensor::DimsString(X.dims()),
-               " reduces an empty extent: the mean of 0 elements is undefined (the Sum reduction gives 0; with "
+    C2_ENFORCE(!kMean || extent > 0 || InputSize() > 1 || counts.empty(), "X ",
+               Tensor::DimsString(X.dims()),
+               " reduces an empty extent: the mean of 0 elements is undefined (the Sum reduction "
+               "gives 0; with "
                "lengths, a zero length gives 0)");
     const float* x = X.data<float>();
     Tensor* Y = Output(0);

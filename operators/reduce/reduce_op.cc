@@ -1,8 +1,8 @@
 // ReduceSum / ReduceMean: [X] -> [Y], X summed (averaged) over `axes` (ints; all axes when empty;
 // negative values count from the end; duplicates ignored). With `keepdims` (1) the reduced axes
-// stay as size-1 dims, else they are dropped. The mean of an empty extent is an error (the sum is 0).
-// float, double. No gradient yet: asking for one is an
-// error (upstream GRADIENT_NOT_IMPLEMENTED_YET).
+// stay as size-1 dims, else they are dropped. The mean of an empty extent is an error (the sum is
+// 0). float, double. No gradient yet: asking for one is an error (upstream
+// GRADIENT_NOT_IMPLEMENTED_YET).
 #include <Eigen/Core>
 #include <algorithm>
 #include <utility>

@@ -96,8 +96,8 @@ class CudaReduceOp final : public Operator<CUDAContext> {
       const double scale =
           kMean && layout.reduced_count > 0 ? 1.0 / static_cast<double>(layout.reduced_count) : 1.0;
       const int blocks = static_cast<int>(outputs < kCudaMaxBlocks ? outputs : kCudaMaxBlocks);
-      ReduceKernel<<<blocks, kCudaThreadsPerBlock, 0, context_.stream()>>>(
-          layout, outputs, scale, X.template data<T>(), y);
+      ReduceKernel<<<blocks, kCudaThreadsPerBlock, 0, context_.stream()>>>(layout, outputs, scale,
+                                                                           X.template data<T>(), y);
       C2_CUDA_KERNEL_LAUNCH_CHECK();
     });
     C2_ENFORCE(ok, "unsupported type ", X.meta().name, " (supported: float, double)");

@@ -11,7 +11,8 @@
 namespace caffe2 {
 
 // The sorted, unique, non-negative reduced axes of an ndim-d input.
-inline std::vector<int> ResolveAxes(const std::vector<int>& axes, const std::vector<int64_t>& dims) {
+inline std::vector<int> ResolveAxes(const std::vector<int>& axes,
+                                    const std::vector<int64_t>& dims) {
   const int nd = static_cast<int>(dims.size());
   std::vector<int> out;
   if (axes.empty()) {
@@ -28,8 +29,8 @@ inline std::vector<int> ResolveAxes(const std::vector<int>& axes, const std::vec
   return out;
 }
 
-inline std::vector<int64_t> ReducedDims(const std::vector<int64_t>& dims, const std::vector<int>& axes,
-                                 bool keepdims) {
+inline std::vector<int64_t> ReducedDims(const std::vector<int64_t>& dims,
+                                        const std::vector<int>& axes, bool keepdims) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < dims.size(); ++i) {
     const bool reduced = std::binary_search(axes.begin(), axes.end(), static_cast<int>(i));

@@ -17,7 +17,8 @@ class SumElementsOp final : public Operator<CPUContext> {
     C2_ENFORCE(X.IsType<float>(), "unsupported type ", X.meta().name, " (supported: float)");
     const bool average = GetSingleArgument<bool>("average", false);
     CheckSumElementsAverage(X, average);
-    const double sum = BlockedSum(X.data<float>(), X.numel(), [](const auto& b) { return b.sum(); });
+    const double sum =
+        BlockedSum(X.data<float>(), X.numel(), [](const auto& b) { return b.sum(); });
     Tensor* Y = Output(0);
     Y->Resize(std::vector<int64_t>{});
     Y->mutable_data<float>()[0] = static_cast<float>(average ? sum / X.numel() : sum);

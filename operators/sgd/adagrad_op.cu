@@ -38,8 +38,8 @@ class CudaAdagradOp final : public Operator<CUDAContext> {
     const int64_t n = grad.numel();
     if (n == 0) return true;
     AdagradKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-        n, Input(0).data<float>(), Input(1).data<float>(), grad.data<float>(), lr, epsilon_,
-        decay_, out[0], out[1]);
+        n, Input(0).data<float>(), Input(1).data<float>(), grad.data<float>(), lr, epsilon_, decay_,
+        out[0], out[1]);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }

@@ -93,16 +93,16 @@ class MomentumSGDWithDecayOp final : public Operator<CPUContext> {
 
 REGISTER_CPU_OPERATOR(FP16MomentumSGDUpdate, MomentumSGDWithDecayOp<float16>);
 REGISTER_CPU_OPERATOR(FP32MomentumSGDUpdate, MomentumSGDWithDecayOp<float>);
-#define C2_MOMENTUM_WITH_DECAY_SCHEMA(Type, doc)                                             \
-  OPERATOR_SCHEMA(Type)                                                                      \
-      .NumInputs(4, 5)                                                                       \
-      .NumOutputs(3)                                                                         \
-      .AllowInplace({{0, 0}, {1, 1}, {3, 2}})                                                \
-      .Arg("momentum", "Momentum coefficient (0.0)")                                         \
-      .Arg("nesterov", "Use Nesterov momentum (0)")                                          \
-      .Arg("weight_decay", "L2 weight decay added to the gradient (0.0)")                    \
+#define C2_MOMENTUM_WITH_DECAY_SCHEMA(Type, doc)                                               \
+  OPERATOR_SCHEMA(Type)                                                                        \
+      .NumInputs(4, 5)                                                                         \
+      .NumOutputs(3)                                                                           \
+      .AllowInplace({{0, 0}, {1, 1}, {3, 2}})                                                  \
+      .Arg("momentum", "Momentum coefficient (0.0)")                                           \
+      .Arg("nesterov", "Use Nesterov momentum (0)")                                            \
+      .Arg("weight_decay", "L2 weight decay added to the gradient (0.0)")                      \
       .Arg("fp32_update", "Accepted for compatibility; the update is always computed in fp32") \
-      .SetDoc(doc);                                                                          \
+      .SetDoc(doc);                                                                            \
   REGISTER_GRADIENT(Type, ShouldNotDoGradient)
 C2_MOMENTUM_WITH_DECAY_SCHEMA(FP16MomentumSGDUpdate,
                               "MomentumSGDUpdate with weight decay on float16 tensors.");

@@ -66,9 +66,12 @@ class LearningRateOp final : public Operator<CPUContext> {
     if (policy == "step") {
       const int64_t stepsize = Arg<int64_t>(prefix, "stepsize", 0);
       C2_ENFORCE(stepsize > 0, "policy 'step' needs a positive 'stepsize', got ", stepsize);
-      return [gamma, stepsize](int64_t i) { return std::pow(gamma, static_cast<double>(i / stepsize)); };
+      return [gamma, stepsize](int64_t i) {
+        return std::pow(gamma, static_cast<double>(i / stepsize));
+      };
     }
-    if (policy == "exp") return [gamma](int64_t i) { return std::pow(gamma, static_cast<double>(i)); };
+    if (policy == "exp")
+      return [gamma](int64_t i) { return std::pow(gamma, static_cast<double>(i)); };
     if (policy == "inv") {
       return [gamma, power](int64_t i) { return std::pow(1.0 + gamma * i, -power); };
     }

@@ -21,7 +21,6 @@
 namespace caffe2 {
 namespace {
 
-
 class UnscaleGradientsOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;

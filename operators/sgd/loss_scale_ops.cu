@@ -73,9 +73,9 @@ class CudaUpdateLossScaleOp final : public Operator<CUDAContext> {
       CheckOnDevice(Input(i), device(), "input '" + debug_def().input(i) + "'");
     }
     const Tensor& found = OnDevice(Input(2), device(), &found_on_device_);
-    UpdateLossScaleKernel<<<1, 1, 0, context_.stream()>>>(
-        args_, found.data<bool>(), Output(0)->mutable_data<float>(),
-        Output(1)->mutable_data<int64_t>());
+    UpdateLossScaleKernel<<<1, 1, 0, context_.stream()>>>(args_, found.data<bool>(),
+                                                          Output(0)->mutable_data<float>(),
+                                                          Output(1)->mutable_data<int64_t>());
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }

@@ -26,8 +26,8 @@ LossScaleArgs ReadLossScaleArgs(const OperatorBase& op);
 void CheckUpdateLossScaleInputs(const OperatorBase& op);
 
 // One step of the scale rule on the scale and the good-step count.
-C2_HOST_DEVICE inline void StepLossScale(const LossScaleArgs& a, bool found_nonfinite,
-                                           float* scale, int64_t* good_steps) {
+C2_HOST_DEVICE inline void StepLossScale(const LossScaleArgs& a, bool found_nonfinite, float* scale,
+                                         int64_t* good_steps) {
   if (found_nonfinite) {
     const float s = *scale * a.backoff_factor;
     *scale = s < a.min_scale ? a.min_scale : s;

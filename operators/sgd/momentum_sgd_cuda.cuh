@@ -18,8 +18,8 @@ namespace caffe2 {
 // skip (nullable): the found_nonfinite flag of dynamic loss scaling; when true nothing changes.
 template <class T>
 __global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* lr, float momentum,
-                               float weight_decay, bool nesterov, T* ng, T* nm, const T* p,
-                               T* np, const bool* skip) {
+                               float weight_decay, bool nesterov, T* ng, T* nm, const T* p, T* np,
+                               const bool* skip) {
   const float rate = *lr;
   if (skip && *skip) {
     C2_CUDA_KERNEL_LOOP(i, n) {
@@ -95,8 +95,8 @@ class CudaMomentumSGDOp final : public Operator<CUDAContext> {
     if (n == 0) return true;
     MomentumKernel<D><<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
         n, reinterpret_cast<const D*>(grad.template data<T>()),
-        reinterpret_cast<const D*>(moment.template data<T>()), lr,
-        momentum_, weight_decay_, nesterov_, ngd, nmd, p, np, skip);
+        reinterpret_cast<const D*>(moment.template data<T>()), lr, momentum_, weight_decay_,
+        nesterov_, ngd, nmd, p, np, skip);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }

@@ -71,8 +71,8 @@ class MomentumSGDUpdateOp final : public Operator<CPUContext> {
     float* nmd = nm->mutable_data<float>();
     const int64_t n = grad.numel();
     ParallelFor(n, ElementWorkers(n, n), [&](int64_t b, int64_t e, int) {
-      MomentumStep(e - b, g + b, m + b, lr, momentum_, nesterov_, ngd + b, nmd + b, p ? p + b : nullptr,
-                   np ? np + b : nullptr);
+      MomentumStep(e - b, g + b, m + b, lr, momentum_, nesterov_, ngd + b, nmd + b,
+                   p ? p + b : nullptr, np ? np + b : nullptr);
     });
     return true;
   }

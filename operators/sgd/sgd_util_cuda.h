@@ -1,5 +1,5 @@
-// Host-side helpers of the CUDA optimizer kernels (*_op.cu of this family): the learning rate on the
-// device, the in-place outputs of the sparse updates, and the dense updates' input check. The
+// Host-side helpers of the CUDA optimizer kernels (*_op.cu of this family): the learning rate on
+// the device, the in-place outputs of the sparse updates, and the dense updates' input check. The
 // checks are the CPU ops' (sgd_util.h), so both devices give the same errors.
 #pragma once
 

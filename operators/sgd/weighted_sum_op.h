@@ -11,8 +11,8 @@ namespace caffe2 {
 
 // WeightedSum's inputs: (X, weight) pairs, only X0 in place, float X0, every Xi shaped like X0.
 inline void CheckWeightedSumInputs(const OperatorBase& op) {
-  C2_ENFORCE(op.InputSize() > 0 && op.InputSize() % 2 == 0, "inputs must come in (X, weight) pairs, got ",
-             op.InputSize());
+  C2_ENFORCE(op.InputSize() > 0 && op.InputSize() % 2 == 0,
+             "inputs must come in (X, weight) pairs, got ", op.InputSize());
   for (int i = 2; i < op.InputSize(); i += 2) {
     C2_ENFORCE(!op.IsInputOutputAlias(i, 0), "only X0 may be the output (input ", i, " is)");
   }
@@ -20,8 +20,8 @@ inline void CheckWeightedSumInputs(const OperatorBase& op) {
   C2_ENFORCE(X0.IsType<float>(), "float X expected, got ", X0.meta().name);
   for (int i = 2; i < op.InputSize(); i += 2) {
     const Tensor& Xi = op.Input(i);
-    C2_ENFORCE(Xi.dims() == X0.dims(), "X", i / 2, " ", Tensor::DimsString(Xi.dims()), " does not match X0 ",
-               Tensor::DimsString(X0.dims()));
+    C2_ENFORCE(Xi.dims() == X0.dims(), "X", i / 2, " ", Tensor::DimsString(Xi.dims()),
+               " does not match X0 ", Tensor::DimsString(X0.dims()));
     C2_ENFORCE(Xi.IsType<float>(), "X", i / 2, " must be float, got ", Xi.meta().name);
   }
 }

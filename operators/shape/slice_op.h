@@ -22,8 +22,8 @@ Box SliceBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& start
 
 // SliceGradient's dY: the size of the sliced region.
 inline void CheckSliceGradient(const Tensor& dY, const Box& box) {
-  C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()), " does not match the slice ",
-             Tensor::DimsString(box.size));
+  C2_ENFORCE(dY.dims() == box.size, "dY ", Tensor::DimsString(dY.dims()),
+             " does not match the slice ", Tensor::DimsString(box.size));
 }
 
 // Reads the ranges of Slice and SliceGradient (from the arguments, or from inputs 1 and 2 when

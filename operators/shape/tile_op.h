@@ -17,8 +17,8 @@ inline void CheckTileGradient(const Tensor& dY) {
   C2_ENFORCE(dY.IsType<float>(), "dY must be float, got ", dY.DebugString());
 }
 inline void CheckTileGradientTiles(const Tensor& dY, int64_t tiles, int axis) {
-  C2_ENFORCE(tiles > 0 && dY.dim(axis) % tiles == 0, "dY ", Tensor::DimsString(dY.dims()), " dim ", axis,
-             " is not a multiple of tiles ", tiles);
+  C2_ENFORCE(tiles > 0 && dY.dim(axis) % tiles == 0, "dY ", Tensor::DimsString(dY.dims()), " dim ",
+             axis, " is not a multiple of tiles ", tiles);
 }
 
 template <class Context>

@@ -14,11 +14,11 @@ namespace caffe2 {
 
 struct BatchMatMulPlan {
   int64_t M = 0, K = 0, N = 0;
-  int64_t count = 1;                 // number of products
-  std::vector<int64_t> out_dims;     // Y's dims
-  std::vector<int64_t> batch;        // Y's batch dims
+  int64_t count = 1;                      // number of products
+  std::vector<int64_t> out_dims;          // Y's dims
+  std::vector<int64_t> batch;             // Y's batch dims
   std::vector<int64_t> a_batch, b_batch;  // A's and B's batch dims, left-padded with 1s
-  bool plain = true;  // A and B have Y's batch dims: offsets are t and t
+  bool plain = true;                      // A and B have Y's batch dims: offsets are t and t
 
   void Offsets(int64_t t, int64_t* oa, int64_t* ob) const {
     if (plain) {
@@ -58,8 +58,8 @@ inline BatchMatMulPlan PlanBatchMatMul(std::vector<int64_t> da, std::vector<int6
   const int64_t KB = trans_b && !b_vec ? db[db.size() - 1] : db[db.size() - 2];
   p.N = trans_b && !b_vec ? db[db.size() - 2] : db[db.size() - 1];
   C2_ENFORCE(p.K == KB, "A ", Tensor::DimsString(a_dims), " has inner dim ", p.K, " but B ",
-             Tensor::DimsString(b_dims), " has ", KB, " (trans_a=", trans_a,
-             ", trans_b=", trans_b, ")");
+             Tensor::DimsString(b_dims), " has ", KB, " (trans_a=", trans_a, ", trans_b=", trans_b,
+             ")");
   // Broadcast batch dims, aligned from the right.
   const size_t ba = da.size() - 2, bb = db.size() - 2, nb = std::max(ba, bb);
   p.batch.resize(nb);

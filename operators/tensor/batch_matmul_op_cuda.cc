@@ -20,8 +20,7 @@ class CudaBatchMatMulOp final : public Operator<CUDAContext> {
     const Tensor& A = Input(0);
     const Tensor& B = Input(1);
     const DataType type = CudaGemmInputType(A, B);
-    const BatchMatMulPlan p =
-        PlanBatchMatMul(A.dims(), B.dims(), trans_a_, trans_b_, broadcast_);
+    const BatchMatMulPlan p = PlanBatchMatMul(A.dims(), B.dims(), trans_a_, trans_b_, broadcast_);
     Tensor* Y = Output(0);
     Y->Resize(p.out_dims);
     const size_t item = A.itemsize();

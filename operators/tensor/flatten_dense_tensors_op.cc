@@ -91,7 +91,8 @@ OPERATOR_SCHEMA(UnflattenDenseTensors)
     .Input(0, "buffer", "1-D buffer made by FlattenDenseTensors from tensors shaped like X1..Xk")
     .Input(1, "X1..Xk", "The tensors to refill (shapes are kept)")
     .Output(0, "X1..Xk", "Same blobs as inputs 1..k, holding consecutive chunks of buffer")
-    .SetDoc("Copies the consecutive chunks of a flat buffer back into tensors (gradient bucketing).");
+    .SetDoc(
+        "Copies the consecutive chunks of a flat buffer back into tensors (gradient bucketing).");
 REGISTER_GRADIENT(UnflattenDenseTensors, ShouldNotDoGradient);
 
 }  // namespace caffe2

@@ -1,13 +1,14 @@
-// The cuDNN engine of the activations Relu, Sigmoid and Tanh (relu_op_cudnn.cc, sigmoid_op_cudnn.cc,
-// tanh_op_cudnn.cc register it under Type_ENGINE_CUDNN and TypeGradient_ENGINE_CUDNN; the plain
-// CUDA kernels are the elementwise functors of <op>_op.cu). The math is the CPU ops':
+// The cuDNN engine of the activations Relu, Sigmoid and Tanh (relu_op_cudnn.cc,
+// sigmoid_op_cudnn.cc, tanh_op_cudnn.cc register it under Type_ENGINE_CUDNN and
+// TypeGradient_ENGINE_CUDNN; the plain CUDA kernels are the elementwise functors of <op>_op.cu).
+// The math is the CPU ops':
 //   Relu     Y = max(X, 0)            ReluGradient     [Y, dY] -> dX = dY where Y > 0, else 0
 //   Sigmoid  Y = 1 / (1 + exp(-X))    SigmoidGradient  [Y, dY] -> dX = dY * Y * (1 - Y)
 //   Tanh     Y = tanh(X)              TanhGradient     [Y, dY] -> dX = dY * (1 - Y^2)
 // float or float16, any shape (described to cuDNN as (1, 1, 1, numel)). Y may be X and dX may be dY
 // (cuDNN's activation routines work in place). The gradients read only Y, so Y is passed to cuDNN
-// as both its y and its x (each of these activations' derivatives is a function of y; for Relu, y > 0
-// exactly where x > 0).
+// as both its y and its x (each of these activations' derivatives is a function of y; for Relu, y >
+// 0 exactly where x > 0).
 #pragma once
 
 #include "core/cuda/cuda_context.h"
@@ -48,8 +49,8 @@ class CudnnActivationOp final : public CudnnActivationBase<kMode> {
     void* y = Y->raw_mutable_data(X.meta());
     if (!this->Describe(X.numel(), type)) return true;
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnActivationForward(this->context_.cudnn_handle(), this->act_desc_, &one, this->desc_,
-                                          X.raw_data(), &zero, this->desc_, y));
+    C2_CUDNN_CHECK(cudnnActivationForward(this->context_.cudnn_handle(), this->act_desc_, &one,
+                                          this->desc_, X.raw_data(), &zero, this->desc_, y));
     return true;
   }
 };
@@ -70,9 +71,9 @@ class CudnnActivationGradientOp final : public CudnnActivationBase<kMode> {
     void* dx = dX->raw_mutable_data(Y.meta());
     if (!this->Describe(Y.numel(), type)) return true;
     const float one = 1.f, zero = 0.f;
-    C2_CUDNN_CHECK(cudnnActivationBackward(this->context_.cudnn_handle(), this->act_desc_, &one, this->desc_,
-                                           Y.raw_data(), this->desc_, dY.raw_data(), this->desc_, Y.raw_data(),
-                                           &zero, this->desc_, dx));
+    C2_CUDNN_CHECK(cudnnActivationBackward(this->context_.cudnn_handle(), this->act_desc_, &one,
+                                           this->desc_, Y.raw_data(), this->desc_, dY.raw_data(),
+                                           this->desc_, Y.raw_data(), &zero, this->desc_, dx));
     return true;
   }
 };

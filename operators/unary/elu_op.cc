@@ -10,8 +10,7 @@ namespace {
 
 class EluOp final : public UnaryOp<functors::Elu, FloatTypes> {
  public:
-  EluOp(const OperatorDef& def, Workspace* ws)
-      : UnaryOp(def, ws, {ReadEluAlpha(def)}) {}
+  EluOp(const OperatorDef& def, Workspace* ws) : UnaryOp(def, ws, {ReadEluAlpha(def)}) {}
 };
 
 class EluGradientOp final : public UnaryGradientOp<functors::EluGradient, FloatTypes> {

@@ -5,7 +5,6 @@
 namespace caffe2 {
 
 REGISTER_CUDA_OPERATOR(Relu_ENGINE_CUDNN, CudnnActivationOp<CUDNN_ACTIVATION_RELU>);
-REGISTER_CUDA_OPERATOR(ReluGradient_ENGINE_CUDNN,
-                       CudnnActivationGradientOp<CUDNN_ACTIVATION_RELU>);
+REGISTER_CUDA_OPERATOR(ReluGradient_ENGINE_CUDNN, CudnnActivationGradientOp<CUDNN_ACTIVATION_RELU>);
 
 }  // namespace caffe2

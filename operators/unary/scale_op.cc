@@ -9,8 +9,7 @@ namespace {
 
 class ScaleOp final : public UnaryOp<functors::Scale, FloatTypes> {
  public:
-  ScaleOp(const OperatorDef& def, Workspace* ws)
-      : UnaryOp(def, ws, {ReadScale(def)}) {}
+  ScaleOp(const OperatorDef& def, Workspace* ws) : UnaryOp(def, ws, {ReadScale(def)}) {}
 };
 
 class GetScaleGradient final : public GradientMakerBase {

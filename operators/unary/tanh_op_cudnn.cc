@@ -5,7 +5,6 @@
 namespace caffe2 {
 
 REGISTER_CUDA_OPERATOR(Tanh_ENGINE_CUDNN, CudnnActivationOp<CUDNN_ACTIVATION_TANH>);
-REGISTER_CUDA_OPERATOR(TanhGradient_ENGINE_CUDNN,
-                       CudnnActivationGradientOp<CUDNN_ACTIVATION_TANH>);
+REGISTER_CUDA_OPERATOR(TanhGradient_ENGINE_CUDNN, CudnnActivationGradientOp<CUDNN_ACTIVATION_TANH>);
 
 }  // namespace caffe2

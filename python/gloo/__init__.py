@@ -1,1 +1,2 @@
-"""gloo: the Python names upstream Caffe2 exported for Gloo (``from gloo.python import IoError``)."""
+"""gloo: the Python names upstream Caffe2 exported for Gloo
+(``from gloo.python import IoError``)."""

@@ -31,7 +31,8 @@ void init_blob(py::module& m) {
       .def("init",
            [](Tensor* t, const std::vector<int64_t>& dims, int caffe_type) {
              const TypeMeta& meta = TypeMeta::FromDataType(caffe_type);
-             C2_ENFORCE(meta.id != DataType::STRING, "TensorCPU.init cannot create a string tensor");
+             C2_ENFORCE(meta.id != DataType::STRING,
+                        "TensorCPU.init cannot create a string tensor");
              t->Resize(dims);
              t->raw_mutable_data(meta);
            })
@@ -39,11 +40,15 @@ void init_blob(py::module& m) {
       .def("_reshape", [](Tensor* t, const std::vector<int64_t>& dims) { t->Resize(dims); });
 
   py::class_<Blob>(m, "Blob")
-      .def("serialize", [](Blob* b, const std::string& name) { return py::bytes(SerializeBlob(*b, name)); })
+      .def("serialize",
+           [](Blob* b, const std::string& name) { return py::bytes(SerializeBlob(*b, name)); })
       .def("deserialize", [](Blob* b, const std::string& bytes) { DeserializeBlob(bytes, b); })
       .def("fetch", [](Blob* b) { return FetchBlobObject(*b, "", true); })
       .def(
-          "tensor", [](Blob* b) { return b->GetMutableTensor(Device{kCPU, 0}); },
+          "tensor",
+          [](Blob* b) {
+            return b->GetMutableTensor(Device{kCPU, 0});
+          },
           py::return_value_policy::reference_internal)
       .def(
           "_feed",

@@ -1,5 +1,5 @@
-// Distributed: the store timeout surfaces as caffe2.distributed.python.StoreHandlerTimeoutError and a
-// failure on the wire of a Gloo op as gloo.python.IoError, both RuntimeError subclasses (ops spec
+// Distributed: the store timeout surfaces as caffe2.distributed.python.StoreHandlerTimeoutError and
+// a failure on the wire of a Gloo op as gloo.python.IoError, both RuntimeError subclasses (ops spec
 // §3.1, §3.5). Operators and nets rethrow them with their types intact.
 #include "distributed/collective.h"
 #include "distributed/store/store_handler.h"

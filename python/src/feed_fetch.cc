@@ -34,7 +34,8 @@ std::string ToStdString(const py::handle& item) {
 }  // namespace
 
 py::dtype NumpyDtype(DataType type) {
-  C2_ENFORCE(IsElementType(type), "Cannot fetch a tensor of type ", DataTypeName(type), " into numpy");
+  C2_ENFORCE(IsElementType(type), "Cannot fetch a tensor of type ", DataTypeName(type),
+             " into numpy");
   return py::dtype(NumpyDtypeName(type));
 }
 
@@ -45,8 +46,8 @@ void NumpyToTensor(const py::object& arg, Tensor* tensor) {
              "Unicode numpy arrays are not supported for feeding; convert them to bytes or object "
              "arrays (workspace.FeedBlob does this)");
   const TypeMeta* meta = NumpyToCaffe(array.dtype());
-  C2_ENFORCE(meta != nullptr, "This numpy data type is not supported: ",
-             std::string(py::str(array.dtype())));
+  C2_ENFORCE(meta != nullptr,
+             "This numpy data type is not supported: ", std::string(py::str(array.dtype())));
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   const int64_t n = array.size();
   if (meta->id == DataType::STRING) {
@@ -88,8 +89,10 @@ void FeedBlobObject(Blob* blob, const py::object& arg, const py::object& device_
     *blob->GetMutable<std::string>() = arg.cast<std::string>();
     return;
   }
-  C2_THROW("Unexpected type of argument - only numpy array or string are supported for feeding, "
-           "got ", std::string(py::str(arg.get_type())));
+  C2_THROW(
+      "Unexpected type of argument - only numpy array or string are supported for feeding, "
+      "got ",
+      std::string(py::str(arg.get_type())));
 }
 
 py::object TensorToNumpy(const Tensor& src) {

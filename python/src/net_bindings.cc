@@ -133,7 +133,8 @@ void init_net(py::module& m) {
     return py::bytes(shapes.SerializeAsString());
   });
   m.def("infer_shapes_and_types_from_map",
-        [](const std::vector<py::bytes>& nets, const std::map<std::string, std::vector<int64_t>>& dims) {
+        [](const std::vector<py::bytes>& nets,
+           const std::map<std::string, std::vector<int64_t>>& dims) {
           TensorShapes shapes = InferBlobShapesAndTypesFromMap(dims, ParseNets(nets));
           return py::bytes(shapes.SerializeAsString());
         });

@@ -1,12 +1,12 @@
 // Python operators (spec §2.6) and register_python_op / register_python_gradient_op (§2.3).
 //
-// `Python` runs a Python callable f(inputs, outputs[, workspace]) on lists of TensorCPU objects that
-// alias the op's blobs; `PythonGradient` runs the gradient callable the same way. The callable comes
-// from the token registry (argument `token`; the gradient op looks up "<token>_gradient") or from a
-// pickled (func, args, kwargs) builder (`pickled_builder` / `pickled_grad_builder`) called once when
-// the op is constructed. They live in the extension module because they need the interpreter, and
-// they are registered from the module's init. The GIL is taken inside the op, so nets may run with
-// it released, on any thread.
+// `Python` runs a Python callable f(inputs, outputs[, workspace]) on lists of TensorCPU objects
+// that alias the op's blobs; `PythonGradient` runs the gradient callable the same way. The callable
+// comes from the token registry (argument `token`; the gradient op looks up "<token>_gradient") or
+// from a pickled (func, args, kwargs) builder (`pickled_builder` / `pickled_grad_builder`) called
+// once when the op is constructed. They live in the extension module because they need the
+// interpreter, and they are registered from the module's init. The GIL is taken inside the op, so
+// nets may run with it released, on any thread.
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -43,7 +43,8 @@ std::string PythonErrorText(const py::error_already_set& e) { return e.what(); }
 
 class PythonOpBase : public Operator<CPUContext> {
  public:
-  PythonOpBase(const OperatorDef& def, Workspace* ws, const char* builder_arg, const char* token_suffix)
+  PythonOpBase(const OperatorDef& def, Workspace* ws, const char* builder_arg,
+               const char* token_suffix)
       : Operator<CPUContext>(def, ws) {
     token_ = GetSingleArgument<std::string>("token", "");
     if (!token_.empty()) token_ += token_suffix;
@@ -61,7 +62,8 @@ class PythonOpBase : public Operator<CPUContext> {
         py::object loads = py::module::import("pickle").attr("loads");
         py::tuple builder = loads(py::bytes(pickled));
         C2_ENFORCE(builder.size() == 3, "'", builder_arg,
-                   "' must be a pickled (func, args, kwargs) tuple, got ", builder.size(), " items");
+                   "' must be a pickled (func, args, kwargs) tuple, got ", builder.size(),
+                   " items");
         py::object func = builder[0](*builder[1], **builder[2]);
         built_ = std::make_unique<py::object>(std::move(func));
       } catch (const py::error_already_set& e) {
@@ -165,8 +167,8 @@ class GetPythonGradient : public GradientMakerBase {
       for (int i = 0; i < num_out; ++i) inputs.push_back(GO(i));
     } else {
       for (int i : go_indices) {
-        C2_ENFORCE(i >= 0 && i < num_out, "grad_output_indices has ", i, " but the op has ", num_out,
-                   " outputs");
+        C2_ENFORCE(i >= 0 && i < num_out, "grad_output_indices has ", i, " but the op has ",
+                   num_out, " outputs");
         inputs.push_back(GO(i));
       }
     }
@@ -207,10 +209,10 @@ void RegisterPythonOperators() {
       OperatorRegistry::Register(kCPU, "PythonGradient", detail::MakeCreator<PythonGradientOp>());
     }
     if (!GradientRegistry::Has("Python")) {
-      GradientRegistry::Register("Python", [](const OperatorDef& def,
-                                              const std::vector<GradientWrapper>& g_output) {
-        return std::unique_ptr<GradientMakerBase>(new GetPythonGradient(def, g_output));
-      });
+      GradientRegistry::Register(
+          "Python", [](const OperatorDef& def, const std::vector<GradientWrapper>& g_output) {
+            return std::unique_ptr<GradientMakerBase>(new GetPythonGradient(def, g_output));
+          });
     }
   });
 }
@@ -243,8 +245,10 @@ void init_python_op(py::module& m) {
       "register_python_gradient_op",
       [](const std::string& token, const py::object& func) {
         C2_ENFORCE(!func.is_none(), "register_python_gradient_op needs a function, got None");
-        C2_ENFORCE(Registry().count(token) > 0, "register_python_gradient_op: no Python operator is "
-                   "registered under the token '", token, "'");
+        C2_ENFORCE(Registry().count(token) > 0,
+                   "register_python_gradient_op: no Python operator is "
+                   "registered under the token '",
+                   token, "'");
         // Gradient functions never get the workspace.
         Registry()[token + "_gradient"] = PythonFunc{func, false};
       },

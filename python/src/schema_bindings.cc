@@ -17,12 +17,15 @@ void init_schema(py::module& m) {
   m.def("global_engine_pref", [] { return GlobalEnginePref(); });
   m.def("op_registry_key", &OpRegistryKey);
   m.def("nearby_opnames", &OperatorRegistry::NearbyNames);
-  m.def("set_per_op_engine_pref", [](const PerOpEnginePrefType& pref) { SetPerOpEnginePref(pref); });
-  m.def("set_global_engine_pref", [](const GlobalEnginePrefType& pref) { SetGlobalEnginePref(pref); });
-  m.def("set_engine_pref", [](const PerOpEnginePrefType& per_op, const GlobalEnginePrefType& global) {
-    SetPerOpEnginePref(per_op);
-    SetGlobalEnginePref(global);
-  });
+  m.def("set_per_op_engine_pref",
+        [](const PerOpEnginePrefType& pref) { SetPerOpEnginePref(pref); });
+  m.def("set_global_engine_pref",
+        [](const GlobalEnginePrefType& pref) { SetGlobalEnginePref(pref); });
+  m.def("set_engine_pref",
+        [](const PerOpEnginePrefType& per_op, const GlobalEnginePrefType& global) {
+          SetPerOpEnginePref(per_op);
+          SetGlobalEnginePref(global);
+        });
   m.def("set_op_engine_pref",
         [](const std::string& op_type, const std::map<int, std::vector<std::string>>& pref) {
           SetOpEnginePref(op_type, pref);
@@ -31,7 +34,8 @@ void init_schema(py::module& m) {
   py::class_<OpSchema> schema(m, "OpSchema");
   py::class_<OpSchema::Argument>(schema, "Argument")
       .def_property_readonly("name", [](const OpSchema::Argument& a) { return a.name; })
-      .def_property_readonly("description", [](const OpSchema::Argument& a) { return a.description; })
+      .def_property_readonly("description",
+                             [](const OpSchema::Argument& a) { return a.description; })
       .def_property_readonly("required", [](const OpSchema::Argument& a) { return a.required; });
   schema.def_property_readonly("file", &OpSchema::file)
       .def_property_readonly("line", &OpSchema::line)
@@ -53,7 +57,8 @@ void init_schema(py::module& m) {
            [](const OpSchema& s, const std::string& op_def, const std::vector<py::bytes>& inputs) {
              auto def = ParseProto<OperatorDef>(op_def, "OperatorDef");
              std::vector<TensorShape> shapes;
-             for (const auto& b : inputs) shapes.push_back(ParseProto<TensorShape>(b, "TensorShape"));
+             for (const auto& b : inputs)
+               shapes.push_back(ParseProto<TensorShape>(b, "TensorShape"));
              std::vector<py::bytes> out;
              for (const auto& shape : s.InferTensor(def, shapes)) {
                out.push_back(py::bytes(shape.SerializeAsString()));

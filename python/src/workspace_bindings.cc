@@ -70,7 +70,8 @@ void init_workspace(py::module& m) {
       [](const py::object& root_folder) {
         // Any name is a workspace's name, the empty one included (upstream's gradient checker
         // names its workspace str(device_option), which is '' for the default CPU option).
-        std::string root = root_folder.is_none() ? std::string(".") : root_folder.cast<std::string>();
+        std::string root =
+            root_folder.is_none() ? std::string(".") : root_folder.cast<std::string>();
         auto& slot = Workspaces()[gCurrentWorkspaceName];
         if (slot) slot->CheckIdle("reset workspace '" + gCurrentWorkspaceName + "'");
         slot.reset();  // destroy the old one first: its nets may hold big buffers
@@ -115,30 +116,31 @@ void init_workspace(py::module& m) {
     C2_ENFORCE(CurrentWorkspace()->HasBlob(name), "Can't find blob: ", name);
     return -1;
   });
-  m.def("builtin_cpu_supports_avx2", [] { return static_cast<bool>(__builtin_cpu_supports("avx2")); });
+  m.def("builtin_cpu_supports_avx2",
+        [] { return static_cast<bool>(__builtin_cpu_supports("avx2")); });
 
   py::class_<Workspace>(m, "Workspace")
       .def(py::init<>())
       .def(py::init([](Workspace* parent) { return new Workspace(parent); }),
            py::keep_alive<1, 2>())
-      .def_property_readonly(
-          "nets",
-          [](Workspace* self) {
-            py::dict nets;
-            for (const auto& name : self->Nets()) {
-              nets[py::str(name)] = py::cast(self->GetNet(name), py::return_value_policy::reference);
-            }
-            return nets;
-          })
-      .def_property_readonly(
-          "blobs",
-          [](Workspace* self) {
-            py::dict blobs;
-            for (const auto& name : self->Blobs()) {
-              blobs[py::str(name)] = py::cast(self->GetBlob(name), py::return_value_policy::reference);
-            }
-            return blobs;
-          })
+      .def_property_readonly("nets",
+                             [](Workspace* self) {
+                               py::dict nets;
+                               for (const auto& name : self->Nets()) {
+                                 nets[py::str(name)] = py::cast(self->GetNet(name),
+                                                                py::return_value_policy::reference);
+                               }
+                               return nets;
+                             })
+      .def_property_readonly("blobs",
+                             [](Workspace* self) {
+                               py::dict blobs;
+                               for (const auto& name : self->Blobs()) {
+                                 blobs[py::str(name)] = py::cast(
+                                     self->GetBlob(name), py::return_value_policy::reference);
+                               }
+                               return blobs;
+                             })
       .def(
           "_create_net",
           [](Workspace* self, const std::string& def, bool overwrite) {
@@ -147,7 +149,8 @@ void init_workspace(py::module& m) {
           },
           py::arg("def"), py::arg("overwrite") = false, py::return_value_policy::reference)
       .def(
-          "create_blob", [](Workspace* self, const std::string& name) { return self->CreateBlob(name); },
+          "create_blob",
+          [](Workspace* self, const std::string& name) { return self->CreateBlob(name); },
           py::return_value_policy::reference)
       .def("fetch_blob",
            [](Workspace* self, const std::string& name) {

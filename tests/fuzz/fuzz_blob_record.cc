@@ -3,9 +3,9 @@
 // TensorProtos and caffe Datum forms, with each label type). Each may refuse with a caffe2 error;
 // none may crash, leak or read out of bounds.
 //
-// A tensor record may be one chunk of a large tensor: its dims are the whole tensor's, and restoring
-// it allocates the whole tensor, as the format requires. Records claiming more than 2^24 elements
-// are therefore not restored here (the fuzzer would report the allocation, not a bug).
+// A tensor record may be one chunk of a large tensor: its dims are the whole tensor's, and
+// restoring it allocates the whole tensor, as the format requires. Records claiming more than 2^24
+// elements are therefore not restored here (the fuzzer would report the allocation, not a bug).
 #include <string>
 #include <vector>
 
@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     caffe2::BlobProto proto;
     if (proto.ParseFromString(bytes) && proto.has_tensor()) {
       const auto& dims = proto.tensor().dims();
-      if (caffe2::CheckedNumel(std::vector<int64_t>(dims.begin(), dims.end())) > (int64_t{1} << 24)) return;
+      if (caffe2::CheckedNumel(std::vector<int64_t>(dims.begin(), dims.end())) > (int64_t{1} << 24))
+        return;
     }
     caffe2::Blob blob;
     caffe2::DeserializeBlob(bytes, &blob);

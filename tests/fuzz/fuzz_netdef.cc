@@ -1,7 +1,7 @@
-// Fuzz target: a NetDef from untrusted bytes. Parses it (binary protobuf), then creates each operator
-// in a fresh workspace, infers shapes and types over the net, creates the net (which checks blob
-// names, engines and the executor) and asks each op for its gradient. Nothing is run. Every step may
-// refuse with a caffe2 error; none may crash, leak, hang or read out of bounds.
+// Fuzz target: a NetDef from untrusted bytes. Parses it (binary protobuf), then creates each
+// operator in a fresh workspace, infers shapes and types over the net, creates the net (which
+// checks blob names, engines and the executor) and asks each op for its gradient. Nothing is run.
+// Every step may refuse with a caffe2 error; none may crash, leak, hang or read out of bounds.
 #include <vector>
 
 #include "core/gradient.h"

@@ -12,8 +12,15 @@ import tempfile
 import numpy as np
 
 from caffe2.python import brew, core, model_helper, workspace
-from caffe2.python.tools.db_writer import (bytes_proto, datum_record, encode_png, float_proto,
-                                           int32_proto, string_proto, tensor_protos_record)
+from caffe2.python.tools.db_writer import (
+    bytes_proto,
+    datum_record,
+    encode_png,
+    float_proto,
+    int32_proto,
+    string_proto,
+    tensor_protos_record,
+)
 
 
 def small_cnn():
@@ -42,7 +49,9 @@ def netdefs():
     dag.TopK(["z"], ["values", "indices"], k=1)
     dag.Sum(["x", "x"], ["s"])
     dag.Transpose(["x"], ["t"], axes=[1, 0])
-    dag.ImageInput([], ["data", "label"], batch_size=2, crop=4, scale=4, db="/nonexistent", db_type="minidb")
+    dag.ImageInput(
+        [], ["data", "label"], batch_size=2, crop=4, scale=4, db="/nonexistent", db_type="minidb"
+    )
     dag.Save(["x"], [], db="/nonexistent/seed.minidb", db_type="minidb")
     dag.CreateCommonWorld([], ["cw"], size=2, rank=0, timeout_ms=1000)
     yield "dag_mix", dag.Proto()
@@ -53,7 +62,7 @@ def blob_records():
         "float": np.arange(6, dtype=np.float32).reshape(2, 3),
         "double": np.array([1.5, -2.0]),
         "int32": np.array([[1, -2], [3, 4]], dtype=np.int32),
-        "int64": np.array([2 ** 40, -1], dtype=np.int64),
+        "int64": np.array([2**40, -1], dtype=np.int64),
         "uint8": np.array([0, 255, 7], dtype=np.uint8),
         "bool": np.array([True, False]),
         "float16": np.array([0.5, 2.0], dtype=np.float16),
@@ -67,8 +76,9 @@ def blob_records():
     png = encode_png(pixels)
     yield "image_png", tensor_protos_record(string_proto(png), int32_proto(3, dims=[1]))
     yield "image_raw", tensor_protos_record(bytes_proto(pixels, dims=(8, 8, 1)), int32_proto(1))
-    yield "image_multi", tensor_protos_record(string_proto(png), int32_proto([0, 2]),
-                                              float_proto([0.5, 0.5]), float_proto([1.0, 2.0]))
+    yield "image_multi", tensor_protos_record(
+        string_proto(png), int32_proto([0, 2]), float_proto([0.5, 0.5]), float_proto([1.0, 2.0])
+    )
     yield "datum_png", datum_record(5, encoded=png)
     yield "datum_raw", datum_record(2, pixels=pixels.reshape(1, 8, 8))
 
@@ -79,8 +89,9 @@ def minidb_files():
         workspace.FeedBlob("b", np.array([b"text"], dtype=object))
         for name, blobs in (("two_blobs", ["a", "b"]), ("one_blob", ["a"])):
             path = os.path.join(tmp, name)
-            workspace.RunOperatorOnce(core.CreateOperator("Save", blobs, [], db=path, db_type="minidb",
-                                                          absolute_path=1))
+            workspace.RunOperatorOnce(
+                core.CreateOperator("Save", blobs, [], db=path, db_type="minidb", absolute_path=1)
+            )
             with open(path, "rb") as f:
                 yield "minidb_" + name, f.read()
 

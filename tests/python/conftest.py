@@ -18,8 +18,10 @@ sys.path.insert(0, os.environ.get("C2_TEST_PYTHON_ROOT") or os.path.join(ROOT, "
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "device_check: a CUDA device check (skips without a GPU); `-m device_check` "
-        "selects them (tests/python/operators/device_check.py)")
+        "markers",
+        "device_check: a CUDA device check (skips without a GPU); `-m device_check` "
+        "selects them (tests/python/operators/device_check.py)",
+    )
 
 
 def _free_port():
@@ -31,15 +33,29 @@ def _free_port():
 @pytest.fixture(scope="session")
 def redis_server():
     binary = shutil.which("redis-server") or (
-        "/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None)
+        "/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None
+    )
     if binary is None:
         pytest.skip("redis-server binary not found (apt-get install redis-server)")
     port = _free_port()
     workdir = tempfile.mkdtemp(prefix="c2_redis_")
     proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            workdir,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.time() + 10
         while True:

@@ -12,17 +12,17 @@ from caffe2.python import extension_loader
 with extension_loader.DlopenGuard():
     try:
         from caffe2.python.caffe2_pybind11_state_gpu import *  # noqa: F401,F403
+
         has_gpu_support = bool(num_cuda_devices())  # noqa: F405
     except ImportError as gpu_error:
         logging.warning(
-            'This caffe2 python run does not have GPU support. '
-            'Will run in CPU only mode.')
-        logging.warning('Debug message: {0}'.format(gpu_error))
+            "This caffe2 python run does not have GPU support. " "Will run in CPU only mode."
+        )
+        logging.warning("Debug message: {0}".format(gpu_error))
         try:
             from caffe2.python.caffe2_pybind11_state import *  # noqa: F401,F403
         except ImportError as cpu_error:
-            logging.critical(
-                'Cannot load caffe2.python. Error: {0}'.format(cpu_error))
+            logging.critical("Cannot load caffe2.python. Error: {0}".format(cpu_error))
             sys.exit(1)
         has_gpu_support = False
 

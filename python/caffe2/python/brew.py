@@ -12,47 +12,82 @@ import inspect
 import sys
 
 from caffe2.python.model_helper import ModelHelper
+
 # The helpers are imported to be registered below.
 from caffe2.python.helpers.algebra import transpose, sum, batch_mat_mul  # noqa
 from caffe2.python.helpers.arg_scope import get_current_scope, arg_scope
 from caffe2.python.helpers.array_helpers import concat, depth_concat
 from caffe2.python.helpers.control_ops import cond, loop
 from caffe2.python.helpers.conv import (
-    conv, conv_nd, conv_transpose, group_conv, group_conv_deprecated)
+    conv,
+    conv_nd,
+    conv_transpose,
+    group_conv,
+    group_conv_deprecated,
+)
 from caffe2.python.helpers.db_input import db_input
 from caffe2.python.helpers.dropout import dropout
 from caffe2.python.helpers.elementwise_linear import elementwise_linear
-from caffe2.python.helpers.fc import (
-    fc, packed_fc, fc_decomp, fc_sparse, fc_prune)
+from caffe2.python.helpers.fc import fc, packed_fc, fc_decomp, fc_sparse, fc_prune
 from caffe2.python.helpers.nonlinearity import prelu, relu, tanh
-from caffe2.python.helpers.normalization import (
-    lrn, softmax, instance_norm, spatial_bn, layer_norm)
-from caffe2.python.helpers.pooling import (
-    max_pool, average_pool, max_pool_with_index)
+from caffe2.python.helpers.normalization import lrn, softmax, instance_norm, spatial_bn, layer_norm
+from caffe2.python.helpers.pooling import max_pool, average_pool, max_pool_with_index
 from caffe2.python.helpers.tools import image_input, video_input
-from caffe2.python.helpers.train import (
-    iter, accuracy, add_weight_decay)
+from caffe2.python.helpers.train import iter, accuracy, add_weight_decay
 
 _HELPER_NAMES = [
-    'arg_scope', 'fc', 'packed_fc', 'fc_decomp', 'fc_sparse', 'fc_prune',
-    'dropout', 'max_pool', 'average_pool', 'max_pool_with_index', 'lrn',
-    'softmax', 'instance_norm', 'spatial_bn', 'relu', 'prelu', 'tanh',
-    'concat', 'depth_concat', 'sum', 'transpose', 'iter', 'accuracy', 'conv',
-    'conv_nd', 'conv_transpose', 'group_conv', 'group_conv_deprecated',
-    'image_input', 'video_input', 'add_weight_decay', 'elementwise_linear',
-    'layer_norm', 'batch_mat_mul', 'cond', 'loop', 'db_input',
+    "arg_scope",
+    "fc",
+    "packed_fc",
+    "fc_decomp",
+    "fc_sparse",
+    "fc_prune",
+    "dropout",
+    "max_pool",
+    "average_pool",
+    "max_pool_with_index",
+    "lrn",
+    "softmax",
+    "instance_norm",
+    "spatial_bn",
+    "relu",
+    "prelu",
+    "tanh",
+    "concat",
+    "depth_concat",
+    "sum",
+    "transpose",
+    "iter",
+    "accuracy",
+    "conv",
+    "conv_nd",
+    "conv_transpose",
+    "group_conv",
+    "group_conv_deprecated",
+    "image_input",
+    "video_input",
+    "add_weight_decay",
+    "elementwise_linear",
+    "layer_norm",
+    "batch_mat_mul",
+    "cond",
+    "loop",
+    "db_input",
 ]
 
 
 def _takes_var_kwargs(func):
-    return any(p.kind == inspect.Parameter.VAR_KEYWORD
-               for p in inspect.signature(func).parameters.values())
+    return any(
+        p.kind == inspect.Parameter.VAR_KEYWORD for p in inspect.signature(func).parameters.values()
+    )
 
 
 def _named_params(func):
-    return {name for name, p in inspect.signature(func).parameters.items()
-            if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                          inspect.Parameter.KEYWORD_ONLY)}
+    return {
+        name
+        for name, p in inspect.signature(func).parameters.items()
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
 
 
 class HelperWrapper(object):
@@ -71,35 +106,36 @@ class HelperWrapper(object):
             return getattr(self.wrapped, helper_name)
         raise AttributeError(
             "Helper function {} not registered in brew. Registered helpers: "
-            "{}".format(helper_name, ', '.join(sorted(self._registry))))
+            "{}".format(helper_name, ", ".join(sorted(self._registry)))
+        )
 
     def __dir__(self):
         return sorted(set(dir(self.wrapped)) | set(self._registry))
 
     @staticmethod
     def _wrap(helper_name, func):
-        if helper_name == 'arg_scope':
+        if helper_name == "arg_scope":
             return func
 
         @functools.wraps(func)
         def scope_wrapper(*args, **kwargs):
             new_kwargs = {}
-            if helper_name != 'arg_scope':
+            if helper_name != "arg_scope":
                 if len(args) > 0 and isinstance(args[0], ModelHelper):
                     model = args[0]
-                elif 'model' in kwargs:
-                    model = kwargs['model']
+                elif "model" in kwargs:
+                    model = kwargs["model"]
                 else:
                     raise RuntimeError(
                         "The first input of helper function {} must be a "
                         "ModelHelper (got {}).".format(
-                            helper_name,
-                            type(args[0]).__name__ if args else 'nothing'))
+                            helper_name, type(args[0]).__name__ if args else "nothing"
+                        )
+                    )
                 new_kwargs = copy.deepcopy(model.arg_scope)
                 if not _takes_var_kwargs(func):
                     named = _named_params(func)
-                    new_kwargs = {k: v for k, v in new_kwargs.items()
-                                  if k in named}
+                    new_kwargs = {k: v for k, v in new_kwargs.items() if k in named}
             cur_scope = get_current_scope()
             new_kwargs.update(cur_scope.get(helper_name, {}))
             new_kwargs.update(kwargs)
@@ -112,13 +148,16 @@ class HelperWrapper(object):
         name = helper.__name__
         if name in self._registry:
             raise AttributeError(
-                "Helper {} already exists. Please change your helper "
-                "name.".format(name))
+                "Helper {} already exists. Please change your helper " "name.".format(name)
+            )
         self._registry[name] = helper
 
     def has_helper(self, helper_or_helper_name):
-        name = helper_or_helper_name if isinstance(
-            helper_or_helper_name, str) else helper_or_helper_name.__name__
+        name = (
+            helper_or_helper_name
+            if isinstance(helper_or_helper_name, str)
+            else helper_or_helper_name.__name__
+        )
         return name in self._registry
 
 

@@ -1,4 +1,5 @@
-"""What this build of caffe2 contains: backends and their versions, and the operator engines per device.
+"""What this build of caffe2 contains: backends and their versions, and the operator engines per
+device.
 
 Beyond upstream (which only had ``workspace.C.get_build_options()``)::
 
@@ -8,9 +9,9 @@ Beyond upstream (which only had ``workspace.C.get_build_options()``)::
     build_info.engine_preference()           # {"CPU": ["DNNL"], "CUDA": ["CUDNN"]}
     print(build_info.summary())              # or: python -m caffe2.python.build_info
 
-Which engine runs an op: the engines named in its ``engine`` field, then the per-op and global engine
-preferences (``workspace.SetGlobalEnginePref``), then the default kernel; a named engine that this build
-lacks is skipped (docs/determinism.md).
+Which engine runs an op: the engines named in its ``engine`` field, then the per-op and global
+engine preferences (``workspace.SetGlobalEnginePref``), then the default kernel; a named engine that
+this build lacks is skipped (docs/determinism.md).
 """
 from caffe2.proto import caffe2_pb2
 from caffe2.python import workspace
@@ -47,8 +48,10 @@ def engines(op_type=None):
 
 def engine_preference():
     """The global engine preference in force, per device name."""
-    return {_DEVICE_NAMES.get(device, str(device)): list(pref)
-            for device, pref in C.global_engine_pref().items()}
+    return {
+        _DEVICE_NAMES.get(device, str(device)): list(pref)
+        for device, pref in C.global_engine_pref().items()
+    }
 
 
 def has_backend(name):
@@ -58,7 +61,9 @@ def has_backend(name):
 
 def summary():
     """A human-readable description of the build."""
-    lines = ["caffe2 %s (%s)" % (build_options.get("VERSION", "?"), build_options.get("BUILD_TYPE", "?"))]
+    lines = [
+        "caffe2 %s (%s)" % (build_options.get("VERSION", "?"), build_options.get("BUILD_TYPE", "?"))
+    ]
     for key in sorted(build_options):
         lines.append("  %-18s %s" % (key, build_options[key]))
     lines.append("  engines:")

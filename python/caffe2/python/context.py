@@ -12,7 +12,7 @@ class _ContextInfo(object):
 
     @property
     def _stack(self):
-        if not hasattr(self._local, 'obj'):
+        if not hasattr(self._local, "obj"):
             self._local.obj = []
         return self._local.obj
 
@@ -20,15 +20,14 @@ class _ContextInfo(object):
         self._stack.append(value)
 
     def exit(self, value):
-        assert len(self._stack) > 0, 'Context %s is empty.' % self.cls
+        assert len(self._stack) > 0, "Context %s is empty." % self.cls
         assert self._stack.pop() == value
 
     def get_active(self, required=True):
         if len(self._stack) == 0:
             if not required:
                 return None
-            assert self.allow_default, (
-                'Context %s is required but none is active.' % self.cls)
+            assert self.allow_default, "Context %s is required but none is active." % self.cls
             self.enter(self.cls())
         return self._stack[-1]
 
@@ -39,9 +38,9 @@ class _ContextRegistry(object):
 
     def get(self, cls):
         if cls not in self._ctxs:
-            assert issubclass(cls, object), 'Not a class: %s' % cls
-            arg_name = getattr(cls, '_ctx_arg_name', None)
-            allow_default = getattr(cls, '_ctx_allow_default', False)
+            assert issubclass(cls, object), "Not a class: %s" % cls
+            arg_name = getattr(cls, "_ctx_arg_name", None)
+            allow_default = getattr(cls, "_ctx_allow_default", False)
             self._ctxs[cls] = _ContextInfo(cls, allow_default, arg_name)
         return self._ctxs[cls]
 
@@ -54,8 +53,7 @@ def _context_registry():
 
 
 def _get_managed_classes(obj):
-    return [cls for cls in type(obj).__mro__
-            if getattr(cls, '_ctx_managed', False)]
+    return [cls for cls in type(obj).__mro__ if getattr(cls, "_ctx_managed", False)]
 
 
 class Managed(object):
@@ -63,8 +61,9 @@ class Managed(object):
 
     @classmethod
     def current(cls, value=None, required=True):
-        return value if value is not None else \
-            _CONTEXT_REGISTRY.get(cls).get_active(required=required)
+        return (
+            value if value is not None else _CONTEXT_REGISTRY.get(cls).get_active(required=required)
+        )
 
     def __enter__(self):
         for cls in _get_managed_classes(self):
@@ -79,12 +78,15 @@ class Managed(object):
 def define_context(arg_name=None, allow_default=False):
     """Class decorator making `cls` a context: `cls.current()` returns the
     innermost active instance (a default one if `allow_default`)."""
+
     def wrapper(cls):
         if not issubclass(cls, Managed):
-            cls = type(cls.__name__, (cls, Managed),
-                       {'__doc__': cls.__doc__, '__module__': cls.__module__})
+            cls = type(
+                cls.__name__, (cls, Managed), {"__doc__": cls.__doc__, "__module__": cls.__module__}
+            )
         cls._ctx_managed = True
         cls._ctx_arg_name = arg_name
         cls._ctx_allow_default = allow_default
         return cls
+
     return wrapper

@@ -13,15 +13,18 @@ core_gradients_accumulation.
 import collections
 
 from caffe2.proto import caffe2_pb2
-from caffe2.python.core_base import (
-    BlobReference, CreateOperator, GradientSlice)
+from caffe2.python.core_base import BlobReference, CreateOperator, GradientSlice
 from caffe2.python.core_gradients_accumulation import (  # noqa: F401
-    GradGenMeta, SparseGradGenMeta, _GradientAccumulation, _remove_suffix,
-    _unique)
+    GradGenMeta,
+    SparseGradGenMeta,
+    _GradientAccumulation,
+    _remove_suffix,
+    _unique,
+)
 import caffe2.python._import_c_extension as C
 
 # One forward op with the version of each blob it reads and writes.
-OpSSA = collections.namedtuple('OpSSA', ['op', 'in_versions', 'out_versions'])
+OpSSA = collections.namedtuple("OpSSA", ["op", "in_versions", "out_versions"])
 
 
 def GetIndexFromGradientList(g_list, name):
@@ -40,8 +43,7 @@ def _to_gradient_wrapper(grad):
     if grad is None:
         pass
     elif isinstance(grad, (str, bytes, BlobReference)):
-        wrapper.dense = str(grad) if not isinstance(grad, bytes) \
-            else grad.decode('utf-8')
+        wrapper.dense = str(grad) if not isinstance(grad, bytes) else grad.decode("utf-8")
     else:
         indices, values = grad
         wrapper.indices = str(indices)
@@ -65,16 +67,18 @@ class GradientRegistry(object):
     @classmethod
     def RegisterGradient(cls, op_type):
         """Decorator registering f(op, g_output) -> (grad_ops, g_input)."""
+
         def wrapper(func):
             cls.gradient_registry_[op_type] = func
             return func
+
         return wrapper
 
     @classmethod
     def _GetGradientForOpCC(cls, op_def, g_output):
         grad_defs, g_input = C.get_gradient_defs(
-            op_def.SerializeToString(),
-            [_to_gradient_wrapper(g) for g in g_output])
+            op_def.SerializeToString(), [_to_gradient_wrapper(g) for g in g_output]
+        )
         grad_ops = []
         for serialized in grad_defs:
             grad_op = caffe2_pb2.OperatorDef()
@@ -99,8 +103,10 @@ class GradientRegistry(object):
         except Exception as e:
             if op.type not in cls.gradient_registry_:
                 raise Exception(
-                    "Exception when creating gradient for [{}]:{}.\nOp: \n{}"
-                    .format(op.type, e, str(op)))
+                    "Exception when creating gradient for [{}]:{}.\nOp: \n{}".format(
+                        op.type, e, str(op)
+                    )
+                )
             grad_ops, g_input = cls.gradient_registry_[op.type](op, g_output)
         if grad_ops is None:
             return [], g_input
@@ -116,10 +122,8 @@ class GradientRegistry(object):
 
 
 def _version_history(title, history, name):
-    lines = ["DEBUG HELP:", title,
-             "== Version history of blob [{}]".format(name)]
-    lines += ["Version {} <-- {}".format(version, op)
-              for op, version in history[name]]
+    lines = ["DEBUG HELP:", title, "== Version history of blob [{}]".format(name)]
+    lines += ["Version {} <-- {}".format(version, op) for op, version in history[name]]
     return "\n".join(lines) + "\n"
 
 
@@ -131,15 +135,13 @@ class IR(_GradientAccumulation):
         # Per op: the blob versions it reads and writes.
         self.ssa = []
         # {blob: {version: [index of each op that reads it]}}
-        self.input_usages = collections.defaultdict(
-            lambda: collections.defaultdict(list))
+        self.input_usages = collections.defaultdict(lambda: collections.defaultdict(list))
         # {blob: its latest version}
         self.frontier = collections.defaultdict(int)
         # {blob: the version its current gradient belongs to}
         self.gradient_frontier = {}
         # {blob: {version: [GradGenMeta or SparseGradGenMeta]}}
-        self.gradient_generators = collections.defaultdict(
-            lambda: collections.defaultdict(list))
+        self.gradient_generators = collections.defaultdict(lambda: collections.defaultdict(list))
         # {blob: [(op, version)]} for error messages.
         self.out_version_history = collections.defaultdict(list)
         self.in_version_history = collections.defaultdict(list)
@@ -151,12 +153,12 @@ class IR(_GradientAccumulation):
     def SanityCheck(self, operators):
         # A StopGradient whose output nobody reads stops nothing.
         for op in operators:
-            if op.type == 'StopGradient' and \
-                    op.output[0] not in self.input_usages:
+            if op.type == "StopGradient" and op.output[0] not in self.input_usages:
                 raise ValueError(
                     "StopGradient's output '{}' is orphan.\nYou typically "
                     "want to specify same input and output for StopGradient."
-                    " Op:\n\n{}".format(op.output[0], str(op)))
+                    " Op:\n\n{}".format(op.output[0], str(op))
+                )
 
     def Play(self, op):
         """Adds a forward op, advancing the versions of what it writes."""
@@ -176,8 +178,9 @@ class IR(_GradientAccumulation):
             self.out_version_history[name].append((op, out_versions[name]))
         self.ssa.append(OpSSA(op, in_versions, out_versions))
 
-    def CheckGradientOperatorInput(self, grad_op_input, g_output, fwd_op_idx,
-                                   locally_generated_blobs):
+    def CheckGradientOperatorInput(
+        self, grad_op_input, g_output, fwd_op_idx, locally_generated_blobs
+    ):
         """Checks that a gradient op reads a blob version still available."""
         forward_op, in_versions, out_versions = self.ssa[fwd_op_idx]
         output_index = GetIndexFromGradientList(g_output, grad_op_input)
@@ -187,38 +190,44 @@ class IR(_GradientAccumulation):
             if out_versions[name] != self.gradient_frontier[name]:
                 raise RuntimeError(
                     'Gradient name "%s" is expected to correspond to version '
-                    '%d of "%s", but currently we have version %d.\n\n' % (
-                        grad_op_input, out_versions[name], name,
-                        self.gradient_frontier[name]) +
-                    _version_history(
-                        "Maybe you use same output blob twice for "
-                        "different ops?", self.out_version_history, name))
+                    '%d of "%s", but currently we have version %d.\n\n'
+                    % (grad_op_input, out_versions[name], name, self.gradient_frontier[name])
+                    + _version_history(
+                        "Maybe you use same output blob twice for " "different ops?",
+                        self.out_version_history,
+                        name,
+                    )
+                )
         elif grad_op_input in out_versions:
             if self.frontier[grad_op_input] != out_versions[grad_op_input]:
                 raise RuntimeError(
                     'Gradient operator needs output "%s" at version %d, but '
-                    'currently we have version %d.\n\n' % (
-                        grad_op_input, out_versions[grad_op_input],
-                        self.frontier[grad_op_input]) +
-                    _version_history(
-                        "Maybe you use same output blob twice for "
-                        "different ops?", self.out_version_history,
-                        grad_op_input))
+                    "currently we have version %d.\n\n"
+                    % (grad_op_input, out_versions[grad_op_input], self.frontier[grad_op_input])
+                    + _version_history(
+                        "Maybe you use same output blob twice for " "different ops?",
+                        self.out_version_history,
+                        grad_op_input,
+                    )
+                )
         elif grad_op_input in in_versions:
             if self.frontier[grad_op_input] != in_versions[grad_op_input]:
                 raise RuntimeError(
                     'Gradient operator needs input "%s" at version %d, but '
-                    'currently we have version %d.\n\n' % (
-                        grad_op_input, in_versions[grad_op_input],
-                        self.frontier[grad_op_input]) +
-                    _version_history(
+                    "currently we have version %d.\n\n"
+                    % (grad_op_input, in_versions[grad_op_input], self.frontier[grad_op_input])
+                    + _version_history(
                         "Maybe the blob was overwritten by another op?",
-                        self.in_version_history, grad_op_input))
+                        self.in_version_history,
+                        grad_op_input,
+                    )
+                )
         elif grad_op_input not in locally_generated_blobs:
             raise RuntimeError(
                 'Blob name "%s" not in the scope of operator: %s\nand is not '
-                'generated by any of the local gradient operators.' % (
-                    grad_op_input, str(forward_op)))
+                "generated by any of the local gradient operators."
+                % (grad_op_input, str(forward_op))
+            )
 
     def AppendSparseGenerators(self, sparse_generators):
         """Merges the indices and values halves of sparse generators."""
@@ -235,22 +244,20 @@ class IR(_GradientAccumulation):
                         first.idx_indices + second.idx_indices,
                         first.grad_op_values or second.grad_op_values,
                         first.idx_values + second.idx_values,
-                        first.gradient)
+                        first.gradient,
+                    )
                 self.gradient_generators[name][version].append(generator)
 
-    def BuildGradientGenerators(self, fwd_op_idx, gradient_ops, g_output,
-                                g_input):
+    def BuildGradientGenerators(self, fwd_op_idx, gradient_ops, g_output, g_input):
         """Records which gradient op (or pass-through blob) produces the
         gradient of each input of forward op `fwd_op_idx`."""
         forward_op, in_versions, _ = self.ssa[fwd_op_idx]
         locally_generated_blobs = []
-        sparse_generators = collections.defaultdict(
-            lambda: collections.defaultdict(list))
+        sparse_generators = collections.defaultdict(lambda: collections.defaultdict(list))
 
         for grad_op in gradient_ops:
             for name in grad_op.input:
-                self.CheckGradientOperatorInput(
-                    name, g_output, fwd_op_idx, locally_generated_blobs)
+                self.CheckGradientOperatorInput(name, g_output, fwd_op_idx, locally_generated_blobs)
             locally_generated_blobs.extend(str(s) for s in grad_op.output)
             for i, output in enumerate(grad_op.output):
                 input_index = GetIndexFromGradientList(g_input, output)
@@ -267,8 +274,7 @@ class IR(_GradientAccumulation):
                         half = SparseGradGenMeta(None, 0, grad_op, i, g)
                     sparse_generators[input_name][version].append(half)
                 else:
-                    self.gradient_generators[input_name][version].append(
-                        GradGenMeta(grad_op, i, g))
+                    self.gradient_generators[input_name][version].append(GradGenMeta(grad_op, i, g))
         self.AppendSparseGenerators(sparse_generators)
 
         # Gradients passed through from an output gradient, produced by no
@@ -279,13 +285,15 @@ class IR(_GradientAccumulation):
             input_name = forward_op.input[input_index]
             version = in_versions[input_name]
             if isinstance(g, GradientSlice):
-                if str(g.indices) not in locally_generated_blobs and \
-                        str(g.values) not in locally_generated_blobs:
+                if (
+                    str(g.indices) not in locally_generated_blobs
+                    and str(g.values) not in locally_generated_blobs
+                ):
                     self.gradient_generators[input_name][version].append(
-                        SparseGradGenMeta(None, 0, None, 0, g))
+                        SparseGradGenMeta(None, 0, None, 0, g)
+                    )
             elif str(g) not in locally_generated_blobs:
-                self.gradient_generators[input_name][version].append(
-                    GradGenMeta(None, 0, g))
+                self.gradient_generators[input_name][version].append(GradGenMeta(None, 0, g))
 
         for input_index, g in enumerate(g_input):
             if g is not None:
@@ -302,8 +310,8 @@ class IR(_GradientAccumulation):
             if g is None:
                 # Created like any op: the current scopes apply.
                 autograd_op = CreateOperator(
-                    "ConstantFill", [y], [str(y) + "_autogen_grad"],
-                    value=1.0)
+                    "ConstantFill", [y], [str(y) + "_autogen_grad"], value=1.0
+                )
                 gradient_ops.append(autograd_op)
                 g = autograd_op.output[0]
             # The C++ gradient makers know plain names only.
@@ -312,8 +320,9 @@ class IR(_GradientAccumulation):
             else:
                 input_to_grad[str(y)] = str(g)
             if autograd_op is not None:
-                self.gradient_generators[str(y)][self.frontier[str(y)]] \
-                    .append(GradGenMeta(autograd_op, 0, str(g)))
+                self.gradient_generators[str(y)][self.frontier[str(y)]].append(
+                    GradGenMeta(autograd_op, 0, str(g))
+                )
         return input_to_grad, gradient_ops
 
     def _GenerateGradientsForForwardOp(self, forward_op_idx, input_to_grad):
@@ -321,17 +330,13 @@ class IR(_GradientAccumulation):
         g_output = [input_to_grad.get(name) for name in forward_op.output]
         new_input_to_grad = {}
         gradient_ops = []
-        if any(g is not None for g in g_output) or \
-                forward_op.type == "ZeroGradient":
-            gradient_ops, g_input = GradientRegistry.GetGradientForOp(
-                forward_op, g_output)
-            self.BuildGradientGenerators(
-                forward_op_idx, gradient_ops, g_output, g_input)
+        if any(g is not None for g in g_output) or forward_op.type == "ZeroGradient":
+            gradient_ops, g_input = GradientRegistry.GetGradientForOp(forward_op, g_output)
+            self.BuildGradientGenerators(forward_op_idx, gradient_ops, g_output, g_input)
             for name, grad in zip(forward_op.input, g_input):
                 # A missing gradient does not erase a known one, unless the
                 # op also writes the blob (its version changed).
-                if grad is not None or name not in input_to_grad or \
-                        name in forward_op.output:
+                if grad is not None or name not in input_to_grad or name in forward_op.output:
                     new_input_to_grad[name] = grad
         return new_input_to_grad, gradient_ops
 
@@ -359,9 +364,9 @@ class IR(_GradientAccumulation):
 
         all_input_to_grad, all_gradient_ops = self._GetInitGradients(ys)
         for forward_op_idx in reversed(range(len(self.ssa))):
-            input_to_grad, gradient_ops = \
-                self._GenerateGradientsForForwardOp(
-                    forward_op_idx, all_input_to_grad)
+            input_to_grad, gradient_ops = self._GenerateGradientsForForwardOp(
+                forward_op_idx, all_input_to_grad
+            )
             all_input_to_grad.update(input_to_grad)
             all_gradient_ops += gradient_ops
             sum_ops, grad_map = self.DoGradientAccumulation(forward_op_idx)
@@ -373,8 +378,7 @@ class IR(_GradientAccumulation):
             if grad is None:
                 continue
             if isinstance(grad, GradientSlice):
-                grad = GradientSlice(BlobReference(grad[0]),
-                                     BlobReference(grad[1]))
+                grad = GradientSlice(BlobReference(grad[0]), BlobReference(grad[1]))
             else:
                 grad = BlobReference(grad)
             result[BlobReference(name)] = grad

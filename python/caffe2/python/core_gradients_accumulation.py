@@ -11,19 +11,27 @@ caffe2.python.core) re-exports GradGenMeta and SparseGradGenMeta.
 import collections
 
 from caffe2.python.core_base import (
-    BlobReference, CreateOperator, GradientSlice, device_option_equal)
+    BlobReference,
+    CreateOperator,
+    GradientSlice,
+    device_option_equal,
+)
 
 # A contribution to a dense gradient: output `idx` of `grad_op`, or, with
 # grad_op None, the blob `gradient` passed through unchanged.
-GradGenMeta = collections.namedtuple(
-    'GradGenMeta', ['grad_op', 'idx', 'gradient'])
+GradGenMeta = collections.namedtuple("GradGenMeta", ["grad_op", "idx", "gradient"])
 # The same for a sparse gradient, whose indices and values may come from
 # different ops.
-SparseGradGenMeta = collections.namedtuple('SparseGradGenMeta', [
-    'grad_op_indices', 'idx_indices',
-    'grad_op_values', 'idx_values',
-    'gradient',
-])
+SparseGradGenMeta = collections.namedtuple(
+    "SparseGradGenMeta",
+    [
+        "grad_op_indices",
+        "idx_indices",
+        "grad_op_values",
+        "idx_values",
+        "gradient",
+    ],
+)
 
 
 class _GradientAccumulation(object):
@@ -39,12 +47,10 @@ class _GradientAccumulation(object):
                     return g.grad_op.output[g.idx]
             else:
                 if g.grad_op_indices:
-                    return _remove_suffix(
-                        g.grad_op_indices.output[g.idx_indices], '_indices')
+                    return _remove_suffix(g.grad_op_indices.output[g.idx_indices], "_indices")
                 if g.grad_op_values:
-                    return _remove_suffix(
-                        g.grad_op_values.output[g.idx_values], '_values')
-        return input_name + '_grad'
+                    return _remove_suffix(g.grad_op_values.output[g.idx_values], "_values")
+        return input_name + "_grad"
 
     def _SetSumOpsDeviceOption(self, sum_ops, generators):
         # Generators were checked to agree on the device; use the first.
@@ -54,21 +60,21 @@ class _GradientAccumulation(object):
             else:
                 grad_op = g.grad_op_values or g.grad_op_indices
             if grad_op:
-                if grad_op.HasField('device_option'):
+                if grad_op.HasField("device_option"):
                     for op in sum_ops:
                         op.device_option.CopyFrom(grad_op.device_option)
                 break
 
     def _DisambiguateGradOpOutput(self, grad_op, idx, cnt):
-        grad_op.output[idx] = '_{}_autosplit_{}'.format(
-            grad_op.output[idx], cnt)
+        grad_op.output[idx] = "_{}_autosplit_{}".format(grad_op.output[idx], cnt)
         return grad_op.output[idx], cnt + 1
 
     def _CheckSumOpsConflict(self, out_base_name, g):
         if str(out_base_name) == str(g):
             raise RuntimeError(
-                'The gradient output of empty gradient op can not be the '
-                'same as the normal name of the current input gradient.')
+                "The gradient output of empty gradient op can not be the "
+                "same as the normal name of the current input gradient."
+            )
 
     def _MakeDenseSumOps(self, generators, out_base_name):
         assert len(generators) > 1
@@ -84,8 +90,7 @@ class _GradientAccumulation(object):
                     first_grad_op = False
                     out = grad_op.output[idx]
                 else:
-                    out, cnt = self._DisambiguateGradOpOutput(
-                        grad_op, idx, cnt)
+                    out, cnt = self._DisambiguateGradOpOutput(grad_op, idx, cnt)
                 sum_inputs.append(out)
             else:
                 self._CheckSumOpsConflict(out_base_name, g)
@@ -94,9 +99,11 @@ class _GradientAccumulation(object):
             # Sum runs in place only on its first input.
             i = sum_inputs.index(out_base_name)
             sum_inputs[0], sum_inputs[i] = sum_inputs[i], sum_inputs[0]
-        sum_ops = [CreateOperator(
-            "Sum", [BlobReference(x) for x in sum_inputs],
-            BlobReference(out_base_name))]
+        sum_ops = [
+            CreateOperator(
+                "Sum", [BlobReference(x) for x in sum_inputs], BlobReference(out_base_name)
+            )
+        ]
         return sum_ops, out_base_name
 
     def _MakeSparseSumOps(self, generators, out_base_name):
@@ -122,13 +129,16 @@ class _GradientAccumulation(object):
         # are left for the optimizer to deduplicate.
         sum_ops = []
         concat_outputs = []
-        for part, inputs in (('indices', indices_inputs),
-                             ('values', values_inputs)):
-            output = '{}_{}_concat'.format(out_base_name, part)
-            sum_ops.append(CreateOperator(
-                "Concat", [BlobReference(x) for x in inputs],
-                [BlobReference(output), BlobReference(output + '_split')],
-                axis=0))
+        for part, inputs in (("indices", indices_inputs), ("values", values_inputs)):
+            output = "{}_{}_concat".format(out_base_name, part)
+            sum_ops.append(
+                CreateOperator(
+                    "Concat",
+                    [BlobReference(x) for x in inputs],
+                    [BlobReference(output), BlobReference(output + "_split")],
+                    axis=0,
+                )
+            )
             concat_outputs.append(output)
         return sum_ops, GradientSlice(*concat_outputs)
 
@@ -147,8 +157,9 @@ class _GradientAccumulation(object):
         all dense or all sparse, and share one device."""
         if len(set(type(g) for g in generators)) > 1:
             raise RuntimeError(
-                'Automatic aggregation of a mix of sparse and dense '
-                'gradients is not supported yet')
+                "Automatic aggregation of a mix of sparse and dense "
+                "gradients is not supported yet"
+            )
         if len(generators) < 2:
             return False
         devices = []
@@ -161,8 +172,9 @@ class _GradientAccumulation(object):
                     if grad_op:
                         devices.append(grad_op.device_option)
         if any(not device_option_equal(d, devices[0]) for d in devices[1:]):
-            raise RuntimeError('Unexpected behavior: not all grad ops '
-                               'have the same device option.')
+            raise RuntimeError(
+                "Unexpected behavior: not all grad ops " "have the same device option."
+            )
         return True
 
     def DoGradientAccumulation(self, fwd_op_idx):
@@ -183,8 +195,8 @@ class _GradientAccumulation(object):
                     continue
             except RuntimeError as err:
                 raise RuntimeError(
-                    "Gradients for param ''{}'' failed to verify: {}".format(
-                        input_name, err))
+                    "Gradients for param ''{}'' failed to verify: {}".format(input_name, err)
+                )
             ops, g = self._MakeSumOps(input_name, version)
             sum_ops.extend(ops)
             grad_map[input_name] = g
@@ -192,7 +204,7 @@ class _GradientAccumulation(object):
 
 
 def _remove_suffix(s, suffix):
-    return s[:-len(suffix)] if s.endswith(suffix) else s
+    return s[: -len(suffix)] if s.endswith(suffix) else s
 
 
 def _unique(names):

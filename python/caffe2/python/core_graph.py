@@ -15,7 +15,7 @@ def get_ssa(net, blob_versions=None):
       (ssa, blob_versions): ssa holds, for each op, a pair
       (versioned inputs, versioned outputs) of [(blob, version)] lists.
     """
-    proto = net.Proto() if hasattr(net, 'Proto') else net
+    proto = net.Proto() if hasattr(net, "Proto") else net
     assert isinstance(proto, caffe2_pb2.NetDef)
     if blob_versions is None:
         blob_versions = {}
@@ -94,12 +94,10 @@ def InferOpBlobDevices(op):
 def InferOpBlobDevicesAsDict(op):
     """Like InferOpBlobDevices, as ({input: device}, {output: device})."""
     input_devices, output_devices = InferOpBlobDevices(op)
-    return (dict(zip(op.input, input_devices)),
-            dict(zip(op.output, output_devices)))
+    return (dict(zip(op.input, input_devices)), dict(zip(op.output, output_devices)))
 
 
 def InferOpDeviceAsBlobDevices(op):
     """The op's own device for every input and output."""
-    device = op.device_option if op.HasField('device_option') \
-        else caffe2_pb2.DeviceOption()
+    device = op.device_option if op.HasField("device_option") else caffe2_pb2.DeviceOption()
     return [device] * len(op.input), [device] * len(op.output)

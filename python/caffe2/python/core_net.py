@@ -9,10 +9,20 @@ import numpy as np
 from caffe2.proto import caffe2_pb2
 from caffe2.python import workspace
 from caffe2.python.core_base import (
-    _REGISTERED_OPERATORS, BlobReference, CreateOperator, DataType,
-    GradientSlice, IsOperator, IsOperatorWithEngine,
-    ScopedBlobReference, ScopedName, _extract_stacktrace, _get_blob_ref,
-    _RectifyInputOutput, _RegisterPythonImpl)
+    _REGISTERED_OPERATORS,
+    BlobReference,
+    CreateOperator,
+    DataType,
+    GradientSlice,
+    IsOperator,
+    IsOperatorWithEngine,
+    ScopedBlobReference,
+    ScopedName,
+    _extract_stacktrace,
+    _get_blob_ref,
+    _RectifyInputOutput,
+    _RegisterPythonImpl,
+)
 from caffe2.python.core_gradients import GradientRegistry
 from caffe2.python.core_net_clone import NetCloneMixin
 from caffe2.python.core_net_records import NetRecordsMixin
@@ -32,18 +42,17 @@ class Net(NetCloneMixin, NetRecordsMixin):
         try:
             from caffe2.python.net_builder import NetBuilder
         except ImportError:
-            return ''
+            return ""
         builder = NetBuilder.current(required=False)
-        return builder.name if builder else ''
+        return builder.name if builder else ""
 
     @staticmethod
     def _get_next_net_name(basename):
-        basename = '/'.join(
-            x for x in [Net.current_prefix(), basename] if x)
+        basename = "/".join(x for x in [Net.current_prefix(), basename] if x)
         name = basename
         next_idx = 1
         while name in Net._net_names_used:
-            name = basename + '_' + str(next_idx)
+            name = basename + "_" + str(next_idx)
             next_idx += 1
         Net._net_names_used.add(name)
         return name
@@ -78,13 +87,13 @@ class Net(NetCloneMixin, NetRecordsMixin):
 
     def _NextAutoNameIndex(self):
         """1 + the largest k of the `<net>_blob_<k>` names already used."""
-        prefix = self._net.name + '_blob_'
+        prefix = self._net.name + "_blob_"
         indices = []
         for op in self._net.op:
             for name in list(op.input) + list(op.output):
                 if name.startswith(prefix):
                     try:
-                        indices.append(int(name[len(prefix):]))
+                        indices.append(int(name[len(prefix) :]))
                     except ValueError:
                         pass
         return max(indices) + 1 if indices else 0
@@ -93,13 +102,12 @@ class Net(NetCloneMixin, NetRecordsMixin):
         """Appends the ops of `net`, adding its external inputs/outputs."""
         assert isinstance(net, Net)
         for name in net.Proto().external_input:
-            if name not in self.Proto().external_input and \
-                    name not in self._op_outputs:
+            if name not in self.Proto().external_input and name not in self._op_outputs:
                 self.Proto().external_input.append(name)
                 self._external_input_map.add(name)
         self.Proto().external_output.extend(
-            o for o in net.Proto().external_output
-            if o not in self.Proto().external_output)
+            o for o in net.Proto().external_output if o not in self.Proto().external_output
+        )
         ops = net.Proto().op
         if device_option is not None:
             ops = [copy.deepcopy(op) for op in ops]
@@ -115,7 +123,8 @@ class Net(NetCloneMixin, NetRecordsMixin):
                 blob = msg_or_blob
             else:
                 blob = self.GivenTensorStringFill(
-                    [], self.NextName('log'), shape=[], values=[msg_or_blob])
+                    [], self.NextName("log"), shape=[], values=[msg_or_blob]
+                )
             self.Print(blob, [])
 
     def add_attribute(self, name, obj):
@@ -125,18 +134,18 @@ class Net(NetCloneMixin, NetRecordsMixin):
     def get_attributes(self, name):
         return self._attr_dict.get(name, [])
 
-    def set_rand_seed(self, seed=100, sequence_seed=True,
-                      seed_on_op_def=False):
+    def set_rand_seed(self, seed=100, sequence_seed=True, seed_on_op_def=False):
         """Sets device_option.random_seed of every op: `seed + i` for op i
         (sequence_seed), a hash of the op and seed (seed_on_op_def), or
         `seed`."""
-        assert not (sequence_seed and seed_on_op_def), \
-            'sequence_seed and seed_on_op_def cannot be both set to True.'
+        assert not (
+            sequence_seed and seed_on_op_def
+        ), "sequence_seed and seed_on_op_def cannot be both set to True."
         for i, op in enumerate(self.Proto().op):
             if sequence_seed:
                 current = seed + i
             elif seed_on_op_def:
-                digest = (str(op) + str(seed)).encode('utf-8')
+                digest = (str(op) + str(seed)).encode("utf-8")
                 current = zlib.crc32(digest) % np.iinfo(np.uint32).max
             else:
                 current = seed
@@ -151,22 +160,19 @@ class Net(NetCloneMixin, NetRecordsMixin):
     def Const(self, array, blob_out=None, dtype=None):
         """Adds a fill op producing the constant `array`."""
         if isinstance(array, bool):
-            return self.ConstantFill(
-                [], blob_out or 1, dtype=DataType.BOOL, value=array)
-        array = np.array(array) if dtype is None \
-            else np.array(array, dtype=dtype)
+            return self.ConstantFill([], blob_out or 1, dtype=DataType.BOOL, value=array)
+        array = np.array(array) if dtype is None else np.array(array, dtype=dtype)
         if array.dtype == np.int32:
             fill = self.GivenTensorIntFill
         elif array.dtype == np.int64:
             fill = self.GivenTensorInt64Fill
-        elif array.dtype.kind in 'SUO':
+        elif array.dtype.kind in "SUO":
             fill = self.GivenTensorStringFill
         elif array.dtype == np.bool_:
             fill = self.GivenTensorBoolFill
         else:
             fill = self.GivenTensorFill
-        return fill([], blob_out or 1, shape=array.shape,
-                    values=array.flatten().tolist())
+        return fill([], blob_out or 1, shape=array.shape, values=array.flatten().tolist())
 
     def BlobIsDefined(self, blob):
         """True if an op of the net writes `blob` or it is an external
@@ -195,7 +201,7 @@ class Net(NetCloneMixin, NetRecordsMixin):
         """A BlobReference to a blob the net defines (KeyError if not)."""
         blob_name = str(blob_name)
         if not self.BlobIsDefined(blob_name):
-            raise KeyError('Net does not define blob %s' % blob_name)
+            raise KeyError("Net does not define blob %s" % blob_name)
         return BlobReference(blob_name, self)
 
     def Proto(self):
@@ -213,18 +219,17 @@ class Net(NetCloneMixin, NetRecordsMixin):
         self._external_input_map = set(self._net.external_input)
         self._recreate_lookup_tables = False
 
-    def NextScopedBlob(self, prefix='unnamed'):
+    def NextScopedBlob(self, prefix="unnamed"):
         """A unique blob name under the current NameScope."""
         return self.NextBlob(ScopedName(prefix))
 
-    def NextBlob(self, prefix='unnamed'):
+    def NextBlob(self, prefix="unnamed"):
         """A BlobReference named `prefix`, or `prefix_auto_<k>` when the net
         already uses that name or gave it out. Not scoped."""
         output = _get_blob_ref(prefix)
         next_idx = 0
-        while self.BlobIsDefined(output) or \
-                str(output) in self._registered_blob_names:
-            output = _get_blob_ref(str(prefix) + '_auto_' + str(next_idx))
+        while self.BlobIsDefined(output) or str(output) in self._registered_blob_names:
+            output = _get_blob_ref(str(prefix) + "_auto_" + str(next_idx))
             next_idx += 1
         self._registered_blob_names.add(str(output))
         return output
@@ -234,15 +239,15 @@ class Net(NetCloneMixin, NetRecordsMixin):
         `<net>_blob_<k>` without a prefix. [Deprecated: use NextBlob or
         NextScopedBlob.]"""
         if prefix:
-            base = self._net.name + '/' + prefix
-            suffix = '' if output_id is None else ':' + str(output_id)
+            base = self._net.name + "/" + prefix
+            suffix = "" if output_id is None else ":" + str(output_id)
             name = base + suffix
             index = 2
             while self.BlobIsDefined(str(ScopedBlobReference(name))):
-                name = base + '_' + str(index) + suffix
+                name = base + "_" + str(index) + suffix
                 index += 1
         else:
-            name = self._net.name + '_blob_' + str(self._next_name_index)
+            name = self._net.name + "_blob_" + str(self._next_name_index)
             self._next_name_index += 1
         return str(name)
 
@@ -264,8 +269,7 @@ class Net(NetCloneMixin, NetRecordsMixin):
         Returns:
           {BlobReference(blob): gradient BlobReference or GradientSlice}.
         """
-        grad_ops, input_to_grad = GradientRegistry.GetBackwardPass(
-            self._net.op[skip:], ys)
+        grad_ops, input_to_grad = GradientRegistry.GetBackwardPass(self._net.op[skip:], ys)
         # Gradient ops from C++ bypass CreateOperator, which runs ops in
         # immediate mode, so they are run here.
         if workspace.IsImmediate():
@@ -278,8 +282,9 @@ class Net(NetCloneMixin, NetRecordsMixin):
         """Declares blobs fed from outside; returns their reference(s)."""
         assert len(inputs) > 0
         for blob in inputs:
-            assert str(blob) not in self._external_input_map, \
-                'Net already contains an input named %s' % str(blob)
+            assert (
+                str(blob) not in self._external_input_map
+            ), "Net already contains an input named %s" % str(blob)
         refs = []
         for blob in inputs:
             name = str(blob)
@@ -295,8 +300,7 @@ class Net(NetCloneMixin, NetRecordsMixin):
         """Declares blobs of the net as its outputs."""
         for output in outputs:
             assert isinstance(output, BlobReference)
-            assert self.BlobIsDefined(output), \
-                "{} is not defined".format(output)
+            assert self.BlobIsDefined(output), "{} is not defined".format(output)
         for output in outputs:
             self.Proto().external_output.append(str(output))
         return outputs[0] if len(outputs) == 1 else list(outputs)
@@ -305,13 +309,11 @@ class Net(NetCloneMixin, NetRecordsMixin):
         return self.AddExternalOutput(*outputs)
 
     def AddScopedExternalInputs(self, *inputs):
-        refs = self.AddExternalInput(
-            *[ScopedBlobReference(b) for b in inputs])
+        refs = self.AddExternalInput(*[ScopedBlobReference(b) for b in inputs])
         return refs if isinstance(refs, list) else [refs]
 
     def AddScopedExternalOutputs(self, *outputs):
-        return self.AddExternalOutput(
-            *[ScopedBlobReference(b) for b in outputs])
+        return self.AddExternalOutput(*[ScopedBlobReference(b) for b in outputs])
 
     def AddObserver(self, observer_type):
         return C.add_observer_to_net(self._net.name, observer_type)
@@ -335,16 +337,16 @@ class Net(NetCloneMixin, NetRecordsMixin):
             self._RecreateLookupTables()
         return str(blob) in self._external_input_map
 
-    def DeduplicateGradientSlices(self, g, aggregator='sum'):
+    def DeduplicateGradientSlices(self, g, aggregator="sum"):
         """Sums (or averages) the values of repeated indices of `g`."""
         assert isinstance(g, GradientSlice)
-        unique, remapping = self.Unique([g.indices], 2, engine='SparseHash')
-        if aggregator.lower() == 'sum':
+        unique, remapping = self.Unique([g.indices], 2, engine="SparseHash")
+        if aggregator.lower() == "sum":
             new_g = self.UnsortedSegmentSum([g.values, remapping], 1)
-        elif aggregator.lower() == 'mean':
+        elif aggregator.lower() == "mean":
             new_g = self.UnsortedSegmentMean([g.values, remapping], 1)
         else:
-            raise ValueError('{} is not supported'.format(aggregator))
+            raise ValueError("{} is not supported".format(aggregator))
         return GradientSlice(indices=unique, values=new_g)
 
     def RunAllOnGPU(self, gpu_id=0, use_cudnn=False):
@@ -375,13 +377,11 @@ class Net(NetCloneMixin, NetRecordsMixin):
         if outputs is None:
             outputs = self.NextName(prefix=op_type)
         elif isinstance(outputs, int):
-            outputs = [self.NextName(prefix=op_type, output_id=i)
-                       for i in range(outputs)]
+            outputs = [self.NextName(prefix=op_type, output_id=i) for i in range(outputs)]
         outputs = _RectifyInputOutput(outputs, net=self)
         op = CreateOperator(op_type, inputs, outputs, **kwargs)
         self._ExtendOps([op])
-        workspace.operator_tracebacks[self.Name()][len(self._net.op) - 1] = \
-            _extract_stacktrace()
+        workspace.operator_tracebacks[self.Name()][len(self._net.op) - 1] = _extract_stacktrace()
 
         if len(op.output) == 0:
             return None
@@ -390,38 +390,47 @@ class Net(NetCloneMixin, NetRecordsMixin):
         return tuple(BlobReference(o, self) for o in op.output)
 
     def __getattr__(self, op_type):
-        if op_type.startswith('_'):
+        if op_type.startswith("_"):
             raise AttributeError(op_type)
-        if not IsOperator(op_type) and \
-                not IsOperatorWithEngine(op_type, "CUDNN"):
+        if not IsOperator(op_type) and not IsOperatorWithEngine(op_type, "CUDNN"):
             raise AttributeError(
-                'Method ' + op_type + ' is not a registered operator.' +
-                ' Did you mean: [' +
-                ",".join(C.nearby_opnames(op_type)) + ']')
-        return lambda *args, **kwargs: self._CreateAndAddToSelf(
-            op_type, *args, **kwargs)
+                "Method "
+                + op_type
+                + " is not a registered operator."
+                + " Did you mean: ["
+                + ",".join(C.nearby_opnames(op_type))
+                + "]"
+            )
+        return lambda *args, **kwargs: self._CreateAndAddToSelf(op_type, *args, **kwargs)
 
     def __dir__(self):
-        additional = [op for op in _REGISTERED_OPERATORS
-                      if '_ENGINE_' not in op]
+        additional = [op for op in _REGISTERED_OPERATORS if "_ENGINE_" not in op]
         return sorted(set(list(super().__dir__()) + additional))
 
-    def Python(self, f, grad_f=None, python_func_type=None,
-               pass_workspace=False, grad_output_indices=None,
-               grad_input_indices=None):
+    def Python(
+        self,
+        f,
+        grad_f=None,
+        python_func_type=None,
+        pass_workspace=False,
+        grad_output_indices=None,
+        grad_input_indices=None,
+    ):
         """Returns a function that adds a `Python` op running `f`.
 
         f(inputs, outputs[, workspace]) gets lists of TensorCPU; grad_f
         likewise for the gradient op.
         """
-        assert IsOperator('Python')
-        token = _RegisterPythonImpl(
-            f, grad_f, python_func_type, pass_workspace=pass_workspace)
+        assert IsOperator("Python")
+        token = _RegisterPythonImpl(f, grad_f, python_func_type, pass_workspace=pass_workspace)
         return lambda *args, **kwargs: self._CreateAndAddToSelf(
-            'Python', token=token,
+            "Python",
+            token=token,
             grad_output_indices=grad_output_indices or [],
             grad_input_indices=grad_input_indices or [],
-            *args, **kwargs)
+            *args,
+            **kwargs
+        )
 
     def PopulateProtoWithFileName(self):
         """Names each op `file:line:function` of the code that created it."""
@@ -430,4 +439,4 @@ class Net(NetCloneMixin, NetRecordsMixin):
             return
         for idx, op in enumerate(self.Proto().op):
             if idx in net_tracebacks:
-                op.name = ':'.join(map(str, net_tracebacks[idx][0]))
+                op.name = ":".join(map(str, net_tracebacks[idx][0]))

@@ -9,8 +9,7 @@ from caffe2.python.core_graph import get_op_ids_in_path, get_ssa, get_undefined_
 class NetCloneMixin(object):
     """Copies of a net, whole or only the ops between given inputs and outputs."""
 
-    def Clone(self, name, blob_remap=None, op_id_mask=None, remap_funcs=None,
-              keep_schema=True):
+    def Clone(self, name, blob_remap=None, op_id_mask=None, remap_funcs=None, keep_schema=True):
         """A copy of this net named `name`.
 
         Args:
@@ -40,8 +39,7 @@ class NetCloneMixin(object):
             remap_list(new_op.input)
             remap_list(new_op.output)
             if new_op.type in remap_funcs:
-                remap_funcs[new_op.type](
-                    new_op, (name + '/') if name else '', blob_remap)
+                remap_funcs[new_op.type](new_op, (name + "/") if name else "", blob_remap)
             return new_op
 
         new_proto = caffe2_pb2.NetDef()
@@ -52,17 +50,26 @@ class NetCloneMixin(object):
         remap_list(new_proto.external_input)
         remap_list(new_proto.external_output)
         from caffe2.python.core_net import Net
+
         new_net = Net(new_proto)
 
         if keep_schema:
-            for attr in ('_input_record', '_output_record'):
+            for attr in ("_input_record", "_output_record"):
                 record = getattr(self, attr)
                 if record:
                     from caffe2.python import schema
-                    setattr(new_net, attr, schema.from_blob_list(
-                        record,
-                        [BlobReference(remapped(blob), net=new_net)
-                         for blob in record.field_blobs()]))
+
+                    setattr(
+                        new_net,
+                        attr,
+                        schema.from_blob_list(
+                            record,
+                            [
+                                BlobReference(remapped(blob), net=new_net)
+                                for blob in record.field_blobs()
+                            ],
+                        ),
+                    )
         new_net._attr_dict.update(self._attr_dict)
         return new_net
 
@@ -78,7 +85,8 @@ class NetCloneMixin(object):
           prefix `<name>/`.
         """
         pair_list = isinstance(inputs, list) and all(
-            isinstance(i, tuple) and len(i) == 2 for i in inputs)
+            isinstance(i, tuple) and len(i) == 2 for i in inputs
+        )
         if isinstance(inputs, dict):
             pass
         elif pair_list:
@@ -87,20 +95,20 @@ class NetCloneMixin(object):
             inputs = collections.OrderedDict(zip(inputs, inputs))
         for output in outputs:
             assert self.BlobIsDefined(output)
-        input_names = collections.OrderedDict(
-            (str(k), str(v)) for k, v in inputs.items())
+        input_names = collections.OrderedDict((str(k), str(v)) for k, v in inputs.items())
         output_names = [str(o) for o in outputs]
         blob_versions = {str(i): 0 for i in inputs}
         ssa, blob_versions = get_ssa(self._net, blob_versions)
         used_op_ids = get_op_ids_in_path(ssa, blob_versions, inputs, outputs)
         disallowed_op_ids = get_op_ids_in_path(ssa, blob_versions, [], inputs)
         assert not set(used_op_ids) & set(disallowed_op_ids), (
-            'Cannot partially clone net: some of the ops required would '
-            'generate the given input.')
+            "Cannot partially clone net: some of the ops required would "
+            "generate the given input."
+        )
 
         sub_ssa = [op for i, op in enumerate(ssa) if i in used_op_ids]
         undef_blobs = get_undefined_blobs(sub_ssa) - set(input_names)
-        prefix = (name + '/') if name else ''
+        prefix = (name + "/") if name else ""
 
         def remap(blob_name):
             if blob_name in input_names:

@@ -12,8 +12,9 @@ def _add_net_to_dict(net_dict, net):
     """Adds `net` under its name; False if that name is already there."""
     name = get_net_name(net)
     if name in net_dict:
-        assert net_dict[name] is None or net == net_dict[name], \
-            'Different nets with same name: ' + name
+        assert net_dict[name] is None or net == net_dict[name], (
+            "Different nets with same name: " + name
+        )
         return False
     net_dict[name] = net if isinstance(net, Net) else None
     return True
@@ -30,14 +31,14 @@ class ExecutionStep(object):
         name = basename
         next_idx = 1
         while name in ExecutionStep._step_names_used:
-            name = basename + '_' + str(next_idx)
+            name = basename + "_" + str(next_idx)
             next_idx += 1
         ExecutionStep._step_names_used.add(name)
         return name
 
     def __init__(self, name, nets=None, num_iter=None):
         self._step = caffe2_pb2.ExecutionStep()
-        self._step.name = name or ExecutionStep._get_next_step_name('step')
+        self._step.name = name or ExecutionStep._get_next_step_name("step")
         self._net_dict = collections.OrderedDict()
         self._is_used = False
         self._substeps = []
@@ -60,8 +61,7 @@ class ExecutionStep(object):
         return self._step.name
 
     def _assert_can_mutate(self):
-        assert not self._is_used, \
-            'Cannot mutate a step that has already been added to a plan/step.'
+        assert not self._is_used, "Cannot mutate a step that has already been added to a plan/step."
 
     def _notify_is_used(self):
         self._is_used = True
@@ -98,8 +98,9 @@ class ExecutionStep(object):
         self._step.only_once = only_once
 
     def SetShouldStopBlob(self, should_stop_blob):
-        assert isinstance(should_stop_blob, BlobReference), \
-            "expects BlobReference here, got {}".format(type(should_stop_blob))
+        assert isinstance(
+            should_stop_blob, BlobReference
+        ), "expects BlobReference here, got {}".format(type(should_stop_blob))
         self._assert_can_mutate()
         self._step.should_stop_blob = str(should_stop_blob)
 
@@ -118,7 +119,7 @@ class ExecutionStep(object):
     def AddSubstep(self, substep):
         """Adds an ExecutionStep (or ExecutionStep proto) as a substep."""
         self._assert_can_mutate()
-        assert not self.HasNets(), 'Cannot have both network and substeps.'
+        assert not self.HasNets(), "Cannot have both network and substeps."
         if isinstance(substep, ExecutionStep):
             substep._notify_is_used()
             if not substep.HasNets() and not substep.HasSubsteps():
@@ -134,12 +135,12 @@ class ExecutionStep(object):
 
     def SetConcurrentSubsteps(self, concurrent_substeps):
         self._assert_can_mutate()
-        assert not self.HasNets(), 'Cannot have both network and substeps.'
+        assert not self.HasNets(), "Cannot have both network and substeps."
         self._step.concurrent_substeps = concurrent_substeps
 
     def AddNet(self, net):
         self._assert_can_mutate()
-        assert not self.HasSubsteps(), 'Cannot have both network and substeps.'
+        assert not self.HasSubsteps(), "Cannot have both network and substeps."
         assert isinstance(net, Net)
         _add_net_to_dict(self._net_dict, net)
         self._step.network.append(get_net_name(net))
@@ -147,8 +148,7 @@ class ExecutionStep(object):
 
     def get_all_attributes(self, name):
         """The attributes `name` of all nets of this step and its substeps."""
-        return [attr for net in self._net_dict.values()
-                for attr in net.get_attributes(name)]
+        return [attr for net in self._net_dict.values() for attr in net.get_attributes(name)]
 
     @classmethod
     def create_from_proto(cls, step_proto, net_obj_dict, net_proto_dict):
@@ -161,8 +161,9 @@ class ExecutionStep(object):
         steps_or_nets = []
         if step_proto.substep:
             for substep_proto in step_proto.substep:
-                steps_or_nets.append(ExecutionStep.create_from_proto(
-                    substep_proto, net_obj_dict, net_proto_dict))
+                steps_or_nets.append(
+                    ExecutionStep.create_from_proto(substep_proto, net_obj_dict, net_proto_dict)
+                )
         else:
             for net_name in step_proto.network:
                 if net_name not in net_obj_dict:
@@ -177,18 +178,20 @@ class ExecutionStep(object):
                 return getattr(step_proto, field)
             return None
 
-        should_stop_blob = optional('should_stop_blob')
+        should_stop_blob = optional("should_stop_blob")
         return execution_step(
             step_proto.name,
             steps_or_nets,
-            num_iter=optional('num_iter'),
-            concurrent_substeps=optional('concurrent_substeps'),
-            should_stop_blob=(BlobReference(should_stop_blob)
-                              if should_stop_blob is not None else None),
-            only_once=optional('only_once'),
-            num_concurrent_instances=optional('num_concurrent_instances'),
-            create_workspace=optional('create_workspace'),
-            run_every_ms=optional('run_every_ms'))
+            num_iter=optional("num_iter"),
+            concurrent_substeps=optional("concurrent_substeps"),
+            should_stop_blob=(
+                BlobReference(should_stop_blob) if should_stop_blob is not None else None
+            ),
+            only_once=optional("only_once"),
+            num_concurrent_instances=optional("num_concurrent_instances"),
+            create_workspace=optional("create_workspace"),
+            run_every_ms=optional("run_every_ms"),
+        )
 
 
 def add_nets_in_order(step, net_list):
@@ -217,7 +220,7 @@ class Plan(object):
         elif isinstance(name_or_step, str):
             self._plan.name = name_or_step
         else:
-            raise ValueError('name_or_step must be a string or ExecutionStep')
+            raise ValueError("name_or_step must be a string or ExecutionStep")
 
     def __str__(self):
         return self._plan.name
@@ -251,8 +254,7 @@ class Plan(object):
 
     def get_all_attributes(self, name):
         """The attributes `name` of all nets of this plan."""
-        return [attr for net in self._net_dict.values()
-                for attr in net.get_attributes(name)]
+        return [attr for net in self._net_dict.values() for attr in net.get_attributes(name)]
 
     @classmethod
     def create_from_proto(cls, plan_proto):
@@ -267,8 +269,7 @@ class Plan(object):
             assert net_proto.name not in net_proto_dict
             net_proto_dict[net_proto.name] = net_proto
         for step_proto in plan_proto.execution_step:
-            plan.AddStep(ExecutionStep.create_from_proto(
-                step_proto, net_obj_dict, net_proto_dict))
+            plan.AddStep(ExecutionStep.create_from_proto(step_proto, net_obj_dict, net_proto_dict))
         return plan
 
 
@@ -277,13 +278,12 @@ def to_execution_step(step_or_nets, default_name=None):
     if isinstance(step_or_nets, ExecutionStep):
         return step_or_nets
     stop_blob = None
-    if not default_name and hasattr(step_or_nets, 'name'):
+    if not default_name and hasattr(step_or_nets, "name"):
         default_name = step_or_nets.name
     if _is_net_builder(step_or_nets):
         stop_blob = step_or_nets._stop_blob
         step_or_nets = step_or_nets.get()
-    return execution_step(
-        default_name, step_or_nets, should_stop_blob=stop_blob)
+    return execution_step(default_name, step_or_nets, should_stop_blob=stop_blob)
 
 
 def _is_net_builder(obj):
@@ -294,25 +294,28 @@ def _is_net_builder(obj):
     return isinstance(obj, NetBuilder)
 
 
-def execution_step(default_name,
-                   steps_or_nets,
-                   num_iter=None,
-                   report_net=None,
-                   report_interval=None,
-                   concurrent_substeps=None,
-                   should_stop_blob=None,
-                   only_once=None,
-                   num_concurrent_instances=None,
-                   create_workspace=False,
-                   run_every_ms=None):
+def execution_step(
+    default_name,
+    steps_or_nets,
+    num_iter=None,
+    report_net=None,
+    report_interval=None,
+    concurrent_substeps=None,
+    should_stop_blob=None,
+    only_once=None,
+    num_concurrent_instances=None,
+    create_workspace=False,
+    run_every_ms=None,
+):
     """Builds an ExecutionStep.
 
     steps_or_nets: None, a Net, an ExecutionStep, or a list of either.
     should_stop_blob: a scalar bool blob checked after every substep/net;
     the step ends when it is true. Without it or num_iter, num_iter is 1.
     """
-    assert should_stop_blob is None or num_iter is None, \
-        'Cannot set both should_stop_blob and num_iter.'
+    assert (
+        should_stop_blob is None or num_iter is None
+    ), "Cannot set both should_stop_blob and num_iter."
     if should_stop_blob is None and num_iter is None:
         num_iter = 1
 
@@ -347,8 +350,7 @@ def execution_step(default_name,
             for x in steps_or_nets:
                 step.AddSubstep(to_execution_step(x))
     elif steps_or_nets:
-        raise ValueError(
-            'steps_or_nets must be a step, a net, or a list of nets or steps.')
+        raise ValueError("steps_or_nets must be a step, a net, or a list of nets or steps.")
     return step
 
 

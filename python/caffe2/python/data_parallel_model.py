@@ -60,26 +60,57 @@ import logging
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, dyndep, memonger, model_helper, workspace
 from caffe2.python.data_parallel_model_bmuf import (  # noqa: F401
-    Parallelize_BMUF, Parallelize_CPU_BMUF, Parallelize_GPU_BMUF)
+    Parallelize_BMUF,
+    Parallelize_CPU_BMUF,
+    Parallelize_GPU_BMUF,
+)
 from caffe2.python.data_parallel_model_checkpoint import (  # noqa: F401
-    FinalizeAfterCheckpoint, GetCheckpointParams, _RunComparison)
+    FinalizeAfterCheckpoint,
+    GetCheckpointParams,
+    _RunComparison,
+)
 from caffe2.python.data_parallel_model_collectives import (  # noqa: F401
-    _DEFAULT_TIMEOUT_SEC, AddBlobSync, AddDistributedBlobSync,
-    CollectivesConcurrencyControl, _AllReduce, _AllReduceBlobs,
-    _AllReduceBlobsDistributed, _AllReduceBlobsSingleHost, _Broadcast,
-    _BroadcastComputedParams, _BroadcastComputedParamsDistributed,
-    _BroadcastComputedParamsSingleHost, _CreateOrCloneCommonWorld,
-    _PlanBuckets, _SyncAllParams, _SyncAllParamsDistributed,
-    _SyncAllParamsSingleHost)
+    _DEFAULT_TIMEOUT_SEC,
+    AddBlobSync,
+    AddDistributedBlobSync,
+    CollectivesConcurrencyControl,
+    _AllReduce,
+    _AllReduceBlobs,
+    _AllReduceBlobsDistributed,
+    _AllReduceBlobsSingleHost,
+    _Broadcast,
+    _BroadcastComputedParams,
+    _BroadcastComputedParamsDistributed,
+    _BroadcastComputedParamsSingleHost,
+    _CreateOrCloneCommonWorld,
+    _PlanBuckets,
+    _SyncAllParams,
+    _SyncAllParamsDistributed,
+    _SyncAllParamsSingleHost,
+)
 from caffe2.python.data_parallel_model_convert import (  # noqa: F401
-    ConvertNetForDevice, ExtractPredictorNet)
+    ConvertNetForDevice,
+    ExtractPredictorNet,
+)
 from caffe2.python.data_parallel_model_graph import (  # noqa: F401
-    _AddDynamicMemoryOptimization, _AddGradientOperators, _AnalyzeOperators,
-    _AssertNoDeviceScope, _ComputeBlobsToSync, _ForEachDevice,
-    _GroupByDevice, _InferBlobDevice, _InterDeviceBatchNormalization,
-    _InterleaveOps, _IsGPUBlob, _OptimizeGradientMemorySimple,
-    _PruneParametersForSharing, _RemapParameterBlobsForSharedModel,
-    _SetDeviceType, _ValidateParams, stripBlobName)
+    _AddDynamicMemoryOptimization,
+    _AddGradientOperators,
+    _AnalyzeOperators,
+    _AssertNoDeviceScope,
+    _ComputeBlobsToSync,
+    _ForEachDevice,
+    _GroupByDevice,
+    _InferBlobDevice,
+    _InterDeviceBatchNormalization,
+    _InterleaveOps,
+    _IsGPUBlob,
+    _OptimizeGradientMemorySimple,
+    _PruneParametersForSharing,
+    _RemapParameterBlobsForSharedModel,
+    _SetDeviceType,
+    _ValidateParams,
+    stripBlobName,
+)
 
 dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/nccl:nccl_ops")
 dyndep.InitOpsLibrary("@/caffe2/caffe2/contrib/gloo:gloo_ops")
@@ -90,26 +121,37 @@ log.setLevel(logging.INFO)
 
 
 def Parallelize_GPU(*args, **kwargs):
-    kwargs['cpu_device'] = False
+    kwargs["cpu_device"] = False
     Parallelize(*args, **kwargs)
 
 
 def Parallelize_CPU(*args, **kwargs):
-    kwargs['cpu_device'] = True
+    kwargs["cpu_device"] = True
     Parallelize(*args, **kwargs)
 
 
-def Parallelize(model_helper_obj, input_builder_fun,
-                forward_pass_builder_fun, param_update_builder_fun=None,
-                optimizer_builder_fun=None, post_sync_builder_fun=None,
-                devices=None, rendezvous=None, net_type='dag',
-                broadcast_computed_params=True,
-                optimize_gradient_memory=False,
-                dynamic_memory_management=False, blobs_to_keep=None,
-                use_nccl=False, max_concurrent_distributed_ops=16,
-                cpu_device=False, num_threads_per_device=4,
-                shared_model=False, combine_spatial_bn=False,
-                bucket_size_mb=None):
+def Parallelize(
+    model_helper_obj,
+    input_builder_fun,
+    forward_pass_builder_fun,
+    param_update_builder_fun=None,
+    optimizer_builder_fun=None,
+    post_sync_builder_fun=None,
+    devices=None,
+    rendezvous=None,
+    net_type="dag",
+    broadcast_computed_params=True,
+    optimize_gradient_memory=False,
+    dynamic_memory_management=False,
+    blobs_to_keep=None,
+    use_nccl=False,
+    max_concurrent_distributed_ops=16,
+    cpu_device=False,
+    num_threads_per_device=4,
+    shared_model=False,
+    combine_spatial_bn=False,
+    bucket_size_mb=None,
+):
     """Turns `model_helper_obj` into a data-parallel model over `devices`.
 
     input_builder_fun(model): adds the input ops of one device.
@@ -140,18 +182,16 @@ def Parallelize(model_helper_obj, input_builder_fun,
     _AssertNoDeviceScope()
     if devices is None:
         # Upstream builds a 1-tuple here; pass devices explicitly.
-        devices = list(range(0, workspace.NumCudaDevices())),
+        devices = (list(range(0, workspace.NumCudaDevices())),)
 
-    device_name = _SetDeviceType(model_helper_obj, devices, cpu_device,
-                                 shared_model)
+    device_name = _SetDeviceType(model_helper_obj, devices, cpu_device, shared_model)
     if shared_model and rendezvous is not None:
         log.warning("Shared model only supported on single-node currently")
 
     log.info("Parallelizing model for devices: {}".format(devices))
     extra_workers = 8 if rendezvous is not None else 0
     num_workers = len(devices) * num_threads_per_device + extra_workers
-    max_concurrent_distributed_ops = \
-        min(max_concurrent_distributed_ops, num_workers - 1)
+    max_concurrent_distributed_ops = min(max_concurrent_distributed_ops, num_workers - 1)
     model_helper_obj.net.Proto().num_workers = num_workers
     model_helper_obj.net.Proto().type = net_type
 
@@ -168,50 +208,51 @@ def Parallelize(model_helper_obj, input_builder_fun,
 
     log.info("Create input and model training operators")
     losses_by_gpu = {}
-    num_shards = 1 if rendezvous is None else rendezvous['num_shards']
+    num_shards = 1 if rendezvous is None else rendezvous["num_shards"]
     loss_scale = 1.0 / (len(devices) * num_shards)
 
-    has_parameter_updates = param_update_builder_fun is not None or \
-        optimizer_builder_fun is not None
-    assert not (param_update_builder_fun is not None and
-                optimizer_builder_fun is not None), \
-        'Can only specify one of param_update_builder_fun, ' \
-        'optimizer_builder_fun'
+    has_parameter_updates = (
+        param_update_builder_fun is not None or optimizer_builder_fun is not None
+    )
+    assert not (param_update_builder_fun is not None and optimizer_builder_fun is not None), (
+        "Can only specify one of param_update_builder_fun, " "optimizer_builder_fun"
+    )
 
     if not has_parameter_updates and model_helper_obj.init_params:
-        log.warning("Model {} is used for testing/validation but has "
-                    "init_params=True: running its param_init_net would "
-                    "overwrite the trained parameters. Use "
-                    "ModelHelper(init_params=False).".format(
-                        model_helper_obj.name))
+        log.warning(
+            "Model {} is used for testing/validation but has "
+            "init_params=True: running its param_init_net would "
+            "overwrite the trained parameters. Use "
+            "ModelHelper(init_params=False).".format(model_helper_obj.name)
+        )
 
     for device in devices:
         device_opt = core.DeviceOption(model_helper_obj._device_type, device)
         with core.DeviceScope(device_opt):
-            with core.NameScope("{}_{}".format(
-                    model_helper_obj._device_prefix, device)):
+            with core.NameScope("{}_{}".format(model_helper_obj._device_prefix, device)):
                 log.info("Model for {} : {}".format(device_name, device))
                 input_builder_fun(model_helper_obj)
                 losses = forward_pass_builder_fun(model_helper_obj, loss_scale)
                 if has_parameter_updates:
-                    assert isinstance(losses, list), \
-                        'Model builder function must return list of loss blobs'
+                    assert isinstance(
+                        losses, list
+                    ), "Model builder function must return list of loss blobs"
                     for loss in losses:
-                        assert isinstance(loss, core.BlobReference), \
-                            'Model builder func must return list of loss blobs'
+                        assert isinstance(
+                            loss, core.BlobReference
+                        ), "Model builder func must return list of loss blobs"
                 losses_by_gpu[device] = losses
     _ValidateParams(model_helper_obj.params)
 
     model_helper_obj._device_grouped_blobs = _GroupByDevice(
-        model_helper_obj, devices, model_helper_obj.params,
-        non_datapar_params)
+        model_helper_obj, devices, model_helper_obj.params, non_datapar_params
+    )
     computed_params_grouped = _GroupByDevice(
-        model_helper_obj, devices, model_helper_obj.GetComputedParams(''), [])
+        model_helper_obj, devices, model_helper_obj.GetComputedParams(""), []
+    )
     model_helper_obj._device_grouped_blobs.update(computed_params_grouped)
-    model_helper_obj._param_names = \
-        list(model_helper_obj._device_grouped_blobs.keys())
-    model_helper_obj._computed_param_names = \
-        list(computed_params_grouped.keys())
+    model_helper_obj._param_names = list(model_helper_obj._device_grouped_blobs.keys())
+    model_helper_obj._computed_param_names = list(computed_params_grouped.keys())
 
     if not has_parameter_updates:
         log.info("Parameter update function not defined --> only forward")
@@ -219,7 +260,7 @@ def Parallelize(model_helper_obj, input_builder_fun,
         if shared_model:
             # Beyond upstream (which returned here): a forward-only model that shares a shared
             # training model's parameters reads the master copies on every device too.
-            forward_params = set(model_helper_obj.GetParams(''))
+            forward_params = set(model_helper_obj.GetParams(""))
             _PruneParametersForSharing(model_helper_obj)
             _RemapParameterBlobsForSharedModel(model_helper_obj, forward_params)
         return
@@ -228,19 +269,16 @@ def Parallelize(model_helper_obj, input_builder_fun,
     _AddGradientOperators(devices, model_helper_obj, losses_by_gpu)
 
     if combine_spatial_bn:
-        assert cpu_device, \
-            'combine_spatial_bn is currently only supported on the CPU'
+        assert cpu_device, "combine_spatial_bn is currently only supported on the CPU"
         _InterleaveOps(model_helper_obj)
         _InterDeviceBatchNormalization(model_helper_obj)
 
     _ValidateParams(model_helper_obj.params)
 
     param_to_grad = model_helper_obj.param_to_grad
-    grads_ordered = [param_to_grad[p] for p in model_helper_obj.params
-                     if p in param_to_grad]
+    grads_ordered = [param_to_grad[p] for p in model_helper_obj.params if p in param_to_grad]
     non_datapar_grads = [param_to_grad[p] for p in non_datapar_params]
-    gradients_grouped = _GroupByDevice(
-        model_helper_obj, devices, grads_ordered, non_datapar_grads)
+    gradients_grouped = _GroupByDevice(model_helper_obj, devices, grads_ordered, non_datapar_grads)
     model_helper_obj._device_grouped_blobs.update(gradients_grouped)
     model_helper_obj._grad_names = list(gradients_grouped.keys())
     model_helper_obj._losses_by_gpu = losses_by_gpu
@@ -249,21 +287,25 @@ def Parallelize(model_helper_obj, input_builder_fun,
 
     log.info("Add gradient all-reduces for SyncSGD")
     if broadcast_computed_params:
-        _BroadcastComputedParams(devices, model_helper_obj, rendezvous,
-                                 use_nccl)
+        _BroadcastComputedParams(devices, model_helper_obj, rendezvous, use_nccl)
 
     if len(model_helper_obj._grad_names) > 0:
         reverse_ordered_grads = _GetReverseOrderedGrads(model_helper_obj)
         _AllReduceBlobs(
-            reverse_ordered_grads, devices, model_helper_obj,
-            model_helper_obj.net, rendezvous, use_nccl,
-            max_concurrent_distributed_ops, bucket_size_mb=bucket_size_mb)
+            reverse_ordered_grads,
+            devices,
+            model_helper_obj,
+            model_helper_obj.net,
+            rendezvous,
+            use_nccl,
+            max_concurrent_distributed_ops,
+            bucket_size_mb=bucket_size_mb,
+        )
     else:
-        log.info("NOTE: Param builder function did not create any "
-                 "parameters.")
+        log.info("NOTE: Param builder function did not create any " "parameters.")
 
     log.info("Post-iteration operators for updating params")
-    all_params = set(model_helper_obj.GetParams(''))
+    all_params = set(model_helper_obj.GetParams(""))
     if shared_model:
         _PruneParametersForSharing(model_helper_obj)
 
@@ -275,7 +317,8 @@ def Parallelize(model_helper_obj, input_builder_fun,
 
     sync_blobs, sync_names = _ComputeBlobsToSync(model_helper_obj)
     model_helper_obj._device_grouped_blobs.update(
-        _GroupByDevice(model_helper_obj, devices, sync_blobs, []))
+        _GroupByDevice(model_helper_obj, devices, sync_blobs, [])
+    )
 
     _InferBlobDevice(model_helper_obj)
     _AnalyzeOperators(model_helper_obj)
@@ -288,25 +331,28 @@ def Parallelize(model_helper_obj, input_builder_fun,
 
     log.info("Add initial parameter sync")
     _SyncAllParams(
-        devices, model_helper_obj, model_helper_obj.param_init_net,
-        model_helper_obj.param_init_net, rendezvous, sync_names,
-        max_concurrent_distributed_ops=1)
+        devices,
+        model_helper_obj,
+        model_helper_obj.param_init_net,
+        model_helper_obj.param_init_net,
+        rendezvous,
+        sync_names,
+        max_concurrent_distributed_ops=1,
+    )
 
     if post_sync_builder_fun is not None:
         _CallPerDevice(model_helper_obj, devices, post_sync_builder_fun)
 
-    assert not (optimize_gradient_memory and dynamic_memory_management), \
-        "It is not advised to use gradient optimization ('memonger') " \
+    assert not (optimize_gradient_memory and dynamic_memory_management), (
+        "It is not advised to use gradient optimization ('memonger') "
         "with dynamic memory management."
+    )
     if optimize_gradient_memory:
-        _OptimizeGradientMemorySimple(model_helper_obj, losses_by_gpu,
-                                      devices)
+        _OptimizeGradientMemorySimple(model_helper_obj, losses_by_gpu, devices)
     if dynamic_memory_management:
-        _AddDynamicMemoryOptimization(model_helper_obj, blobs_to_keep,
-                                      devices)
+        _AddDynamicMemoryOptimization(model_helper_obj, blobs_to_keep, devices)
 
-    model_helper_obj._data_parallel_model_init_nets = [
-        model_helper_obj.param_init_net]
+    model_helper_obj._data_parallel_model_init_nets = [model_helper_obj.param_init_net]
     model_helper_obj._data_parallel_model_nets = [model_helper_obj.net]
 
     if shared_model:
@@ -359,11 +405,10 @@ barrier_instance = 0
 def Synchronize(model, timeout_sec=_DEFAULT_TIMEOUT_SEC):
     """A Gloo barrier over all hosts (no-op on one host). Every host must
     call it equally often: the n-th call uses sync_barrier_cw_<n>."""
-    if model._rendezvous is None or model._rendezvous['num_shards'] <= 1:
+    if model._rendezvous is None or model._rendezvous["num_shards"] <= 1:
         return
     log.info("Creating a barrier net")
-    assert model._rendezvous['engine'] == 'GLOO', \
-        "Engine does not support barrier"
+    assert model._rendezvous["engine"] == "GLOO", "Engine does not support barrier"
     global barrier_instance
     instance = barrier_instance
     barrier_instance += 1
@@ -378,7 +423,7 @@ def Synchronize(model, timeout_sec=_DEFAULT_TIMEOUT_SEC):
     barrier_net.Barrier(
         inputs=[comm_world],
         outputs=[],
-        engine=model._rendezvous['engine'],
+        engine=model._rendezvous["engine"],
         status_blob="sync_barrier_status_" + str(instance),
     )
     workspace.RunNetOnce(barrier_net)
@@ -388,21 +433,17 @@ def GetLearningRateBlobNames(model):
     """The learning-rate blobs of the optimizer built by
     optimizer_builder_fun (one per GPU, or one shared CPU blob); without
     one, the outputs of the LearningRate ops of the net."""
-    if getattr(model, '_optimizer', None) is not None:
+    if getattr(model, "_optimizer", None) is not None:
         if model._device_type == caffe2_pb2.CPU:
-            return [model._optimizer.get_cpu_blob_name('lr')]
+            return [model._optimizer.get_cpu_blob_name("lr")]
         elif model._device_type == caffe2_pb2.CUDA:
-            return [model._optimizer.get_gpu_blob_name('lr', gpu, '')
-                    for gpu in model._devices]
-        raise Exception(
-            "Unsupported device type : {}".format(model._device_type))
+            return [model._optimizer.get_gpu_blob_name("lr", gpu, "") for gpu in model._devices]
+        raise Exception("Unsupported device type : {}".format(model._device_type))
     # Upstream calls op.output(0) here and raises; this returns the blobs.
-    return [op.output[0] for op in model.net.Proto().op
-            if op.type == "LearningRate"]
+    return [op.output[0] for op in model.net.Proto().op if op.type == "LearningRate"]
 
 
-def OptimizeGradientMemory(model, input_shapes, excluded_blobs,
-                           recycle_activations):
+def OptimizeGradientMemory(model, input_shapes, excluded_blobs, recycle_activations):
     """Shares gradient blobs (and, with recycle_activations, activations)
     per device with memonger.
 
@@ -413,10 +454,10 @@ def OptimizeGradientMemory(model, input_shapes, excluded_blobs,
         input_shapes_all_devices = {}
         for b, shp in input_shapes.items():
             for d in model._devices:
-                input_shapes_all_devices["{}_{}/{}".format(
-                    model._device_prefix, d, b)] = shp
+                input_shapes_all_devices["{}_{}/{}".format(model._device_prefix, d, b)] = shp
         shapes, _ = workspace.InferShapesAndTypes(
-            [model.param_init_net, model.net], input_shapes_all_devices)
+            [model.param_init_net, model.net], input_shapes_all_devices
+        )
     else:
         shapes = None
 

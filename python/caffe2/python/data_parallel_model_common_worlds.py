@@ -15,11 +15,11 @@ _DEFAULT_TIMEOUT_SEC = 30
 
 
 def _IsMultiHost(rendezvous):
-    return rendezvous is not None and rendezvous['num_shards'] > 1
+    return rendezvous is not None and rendezvous["num_shards"] > 1
 
 
 def _HasNcclEngine():
-    return core.IsOperatorWithEngine('Allreduce', 'NCCL')
+    return core.IsOperatorWithEngine("Allreduce", "NCCL")
 
 
 def _CollectiveRendezvous(model, rendezvous):
@@ -29,16 +29,21 @@ def _CollectiveRendezvous(model, rendezvous):
     otherwise `rendezvous` itself."""
     if rendezvous is None or model._device_type != caffe2_pb2.CUDA:
         return rendezvous
-    engine = rendezvous['engine']
-    auto = engine == 'GLOO' and rendezvous.get('kv_handler') and \
-        not rendezvous.get('mpi_rendezvous') and _HasNcclEngine()
-    if engine != 'NCCL' and not auto:
+    engine = rendezvous["engine"]
+    auto = (
+        engine == "GLOO"
+        and rendezvous.get("kv_handler")
+        and not rendezvous.get("mpi_rendezvous")
+        and _HasNcclEngine()
+    )
+    if engine != "NCCL" and not auto:
         return rendezvous
-    return dict(rendezvous, engine='NCCL', gpus=list(model._devices))
+    return dict(rendezvous, engine="NCCL", gpus=list(model._devices))
 
 
-def _CreateOrCloneCommonWorld(net, common_world_blob, rendezvous, name=None,
-                              status_blob=None, timeout_sec=None):
+def _CreateOrCloneCommonWorld(
+    net, common_world_blob, rendezvous, name=None, status_blob=None, timeout_sec=None
+):
     """A common world in `net`: a CloneCommonWorld of the first
     CreateCommonWorld of `net` with the same timeout and engine, else a
     CreateCommonWorld that rendezvouses through rendezvous['kv_handler']
@@ -50,12 +55,11 @@ def _CreateOrCloneCommonWorld(net, common_world_blob, rendezvous, name=None,
 
     existing = None
     for op in net.Proto().op:
-        if op.type != "CreateCommonWorld" or \
-                op.engine != rendezvous['engine']:
+        if op.type != "CreateCommonWorld" or op.engine != rendezvous["engine"]:
             continue
         op_timeout_ms = -1
         for arg in op.arg:
-            if arg.name == 'timeout_ms':
+            if arg.name == "timeout_ms":
                 op_timeout_ms = arg.i
                 break
         if op_timeout_ms == timeout_ms:
@@ -66,25 +70,26 @@ def _CreateOrCloneCommonWorld(net, common_world_blob, rendezvous, name=None,
         name = "{}_op".format(common_world_blob)
     kwargs = {}
     if status_blob is not None:
-        kwargs['status_blob'] = status_blob
+        kwargs["status_blob"] = status_blob
 
     if existing is not None:
         return net.CloneCommonWorld(
-            [existing], common_world_blob, name=name,
-            engine=rendezvous['engine'], **kwargs)
+            [existing], common_world_blob, name=name, engine=rendezvous["engine"], **kwargs
+        )
 
-    for key in ('transport', 'interface', 'mpi_rendezvous', 'gpus'):
+    for key in ("transport", "interface", "mpi_rendezvous", "gpus"):
         if key in rendezvous:
             kwargs[key] = rendezvous[key]
     return net.CreateCommonWorld(
-        rendezvous['kv_handler'] or [],
+        rendezvous["kv_handler"] or [],
         common_world_blob,
         name=name,
-        size=rendezvous['num_shards'],
-        rank=rendezvous['shard_id'],
-        engine=rendezvous['engine'],
+        size=rendezvous["num_shards"],
+        rank=rendezvous["shard_id"],
+        engine=rendezvous["engine"],
         timeout_ms=timeout_ms,
-        **kwargs)
+        **kwargs
+    )
 
 
 class CollectivesConcurrencyControl(object):
@@ -94,8 +99,7 @@ class CollectivesConcurrencyControl(object):
     previous collective in that slot, so collectives sharing a world run
     in order."""
 
-    def __init__(self, name, max_concurrent_context, param_init_net,
-                 rendezvous):
+    def __init__(self, name, max_concurrent_context, param_init_net, rendezvous):
         self.name = name
         self.param_init_net = param_init_net
         self.max_concurrent_context = max_concurrent_context
@@ -115,8 +119,7 @@ class CollectivesConcurrencyControl(object):
                 self.param_init_net,
                 "{}_{}_cw".format(self.name, current_slot),
                 rendezvous=self.rendezvous,
-                status_blob="create_{}_cw_{}_status".format(
-                    self.name, current_slot),
+                status_blob="create_{}_cw_{}_status".format(self.name, current_slot),
             )
             self.common_worlds.append(common_world)
             self.control_inputs.append(control_output_blob)

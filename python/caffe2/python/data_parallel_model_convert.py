@@ -21,14 +21,12 @@ def ConvertNetForDevice(net, device=None):
     mnet = copy.deepcopy(net)
     if device is None:
         device = scope.CurrentDeviceScope()
-    assert device is not None, \
-        "ConvertNetForDevice needs a device or a DeviceScope"
+    assert device is not None, "ConvertNetForDevice needs a device or a DeviceScope"
     device_prefix = "gpu" if device.device_type == caffe2_pb2.CUDA else "cpu"
     namescope = "{}_{}/".format(device_prefix, device.cuda_gpu_id)
     for op in mnet.Proto().op:
         if "RecurrentNetwork" in op.type:
-            raise NotImplementedError(
-                "RecurrentNetwork conversion not yet supported")
+            raise NotImplementedError("RecurrentNetwork conversion not yet supported")
         for i, inputb in enumerate(op.input):
             op.input[i] = namescope + inputb
         for i, outputb in enumerate(op.output):
@@ -55,6 +53,7 @@ def ExtractPredictorNet(model, inputs, outputs, device):
         input_blobs=prefix_inputs,
         output_blobs=prefix_outputs,
         device=device,
-        renames={a: b for (a, b) in zip(prefix_inputs + prefix_outputs,
-                                         list(inputs) + list(outputs))},
+        renames={
+            a: b for (a, b) in zip(prefix_inputs + prefix_outputs, list(inputs) + list(outputs))
+        },
     )

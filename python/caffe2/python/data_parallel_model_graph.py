@@ -21,15 +21,18 @@ def stripBlobName(param):
     if isinstance(param, core.GradientSlice):
         return stripBlobName(param.indices) + ":" + stripBlobName(param.values)
     name = str(param)
-    return name[name.index(scope._NAMESCOPE_SEPARATOR) + 1:]
+    return name[name.index(scope._NAMESCOPE_SEPARATOR) + 1 :]
 
 
 def _SetDeviceType(model, devices, cpu_device, shared_model):
     if not cpu_device:
         for gpu in devices:
             if gpu >= workspace.NumCudaDevices():
-                log.warning("** Only {} GPUs available, GPUs {} requested"
-                            .format(workspace.NumCudaDevices(), devices))
+                log.warning(
+                    "** Only {} GPUs available, GPUs {} requested".format(
+                        workspace.NumCudaDevices(), devices
+                    )
+                )
                 break
         model._device_type = caffe2_pb2.CUDA
         model._device_prefix = "gpu"
@@ -42,8 +45,7 @@ def _SetDeviceType(model, devices, cpu_device, shared_model):
     return "CPU"
 
 
-def _ForEachDevice(devices, f, device_type, device_prefix, scoped=False,
-                   *args, **kwargs):
+def _ForEachDevice(devices, f, device_type, device_prefix, scoped=False, *args, **kwargs):
     """Calls f(device, ...) under each device's DeviceScope (and NameScope
     '<prefix>_<id>' when scoped)."""
     for device in devices:
@@ -57,9 +59,9 @@ def _ForEachDevice(devices, f, device_type, device_prefix, scoped=False,
 
 def _AssertNoDeviceScope():
     current = scope.CurrentDeviceScope()
-    assert current is None or current.device_type == caffe2_pb2.CPU, \
-        "Parallelize must be called without device-scope, " \
-        "device scope was: {}".format(current)
+    assert (
+        current is None or current.device_type == caffe2_pb2.CPU
+    ), "Parallelize must be called without device-scope, " "device scope was: {}".format(current)
 
 
 def _DevicePrefix(model, device):
@@ -70,9 +72,9 @@ def _DeviceIdOf(model, blob):
     """The device id in '<prefix>_<id>/...', checked against the prefix."""
     namescope = blob.GetNameScope()
     device = int(namescope.split("_")[1].split("/")[0])
-    assert _DevicePrefix(model, device) in namescope, (
-        "Blob {} expected to have namescope '{}_{}'".format(
-            str(blob), model._device_prefix, device))
+    assert (
+        _DevicePrefix(model, device) in namescope
+    ), "Blob {} expected to have namescope '{}_{}'".format(str(blob), model._device_prefix, device)
     return device
 
 
@@ -81,18 +83,19 @@ def _GroupByDevice(model, devices, params, non_data_params):
     `params`, skipping the first len(non_data_params) entries (blobs that
     existed before Parallelize and are not data parallel)."""
     grouped = OrderedDict()
-    params = params[len(non_data_params):]
+    params = params[len(non_data_params) :]
     for p in params:
-        assert isinstance(p, (core.BlobReference, core.GradientSlice)), \
-            "Param {} is not BlobReference or GradientSlice".format(p)
+        assert isinstance(
+            p, (core.BlobReference, core.GradientSlice)
+        ), "Param {} is not BlobReference or GradientSlice".format(p)
         name = stripBlobName(p)
         if isinstance(p, core.BlobReference):
             device = _DeviceIdOf(model, p)
         else:
             device = _DeviceIdOf(model, p.indices)
-            assert _DeviceIdOf(model, p.values) == device, (
-                "Indices {} and values {} are on different devices".format(
-                    p.indices, p.values))
+            assert (
+                _DeviceIdOf(model, p.values) == device
+            ), "Indices {} and values {} are on different devices".format(p.indices, p.values)
         grouped.setdefault(name, {})[device] = p
     return grouped
 
@@ -117,7 +120,7 @@ def _InferBlobDevice(model):
             for b in list(op.input) + list(op.output):
                 if b not in mapping:
                     mapping[b] = device_option
-            if op.type.startswith('RecurrentNetwork'):
+            if op.type.startswith("RecurrentNetwork"):
                 for arg in op.arg:
                     if arg.name.endswith("step_net"):
                         map_ops(arg.n)
@@ -132,8 +135,7 @@ def _IsGPUBlob(model, blob_name):
     names follow the model's device type."""
     if blob_name in model._blob_to_device:
         return model._blob_to_device[blob_name].device_type == caffe2_pb2.CUDA
-    blob_name = "{}{}".format(_DevicePrefix(model, model._devices[0]),
-                              blob_name)
+    blob_name = "{}{}".format(_DevicePrefix(model, model._devices[0]), blob_name)
     if blob_name not in model._blob_to_device:
         return model._device_type == caffe2_pb2.CUDA
     return model._blob_to_device[blob_name].device_type == caffe2_pb2.CUDA
@@ -147,19 +149,21 @@ def _AnalyzeOperators(model):
             continue
         if op.type == "Sum" and op.name == "dpm":
             continue
-        if "Allreduce" in op.type and \
-                ("GLOO" in op.engine or "NCCL" in op.engine):
+        if "Allreduce" in op.type and ("GLOO" in op.engine or "NCCL" in op.engine):
             continue
         op_dev = op.device_option
         if op_dev.device_type != caffe2_pb2.CUDA:
             continue
         namescope = _DevicePrefix(model, op_dev.cuda_gpu_id)
         for blob in list(op.input) + list(op.output):
-            if blob.startswith("{}_".format(model._device_prefix)) and \
-                    not blob.startswith(namescope):
+            if blob.startswith("{}_".format(model._device_prefix)) and not blob.startswith(
+                namescope
+            ):
                 raise Exception(
-                    "Blob {} of op {}, should have namescope {}. Op: {}"
-                    .format(blob, op.type, namescope, str(op)))
+                    "Blob {} of op {}, should have namescope {}. Op: {}".format(
+                        blob, op.type, namescope, str(op)
+                    )
+                )
 
 
 def _ComputeBlobsToSync(model):
@@ -177,18 +181,17 @@ def _ComputeBlobsToSync(model):
         sync_names.update(stripBlobName(o) for o in dp_outputs)
         blobs_to_sync.extend(dp_outputs)
     diff = set(model._param_names) - sync_names
-    assert diff == set(), \
-        "Some params not instantiated in param init net: {}".format(diff)
+    assert diff == set(), "Some params not instantiated in param init net: {}".format(diff)
     if model._shared_model:
         master_prefix = _DevicePrefix(model, model._devices[0])
         blobs_to_sync = [b for b in blobs_to_sync if b.startswith(master_prefix)]
-        blobs_to_sync += [str(p) for p in model.GetComputedParams('')]
+        blobs_to_sync += [str(p) for p in model.GetComputedParams("")]
         sync_names = set(stripBlobName(b) for b in blobs_to_sync)
 
     prefixlen = len(model._device_prefix) + 1
 
     def sort_key(b):
-        device = int(b[prefixlen:b.index(scope._NAMESCOPE_SEPARATOR)])
+        device = int(b[prefixlen : b.index(scope._NAMESCOPE_SEPARATOR)])
         return (device, b)
 
     blobs_to_sync = sorted(set(blobs_to_sync), key=sort_key)
@@ -213,18 +216,20 @@ def _InterleaveOps(model):
     orig_ops = list(model.net.Proto().op)
     num_devices = len(model._devices)
     num_ops_per_dev = len(orig_ops) // num_devices
-    assert num_devices * num_ops_per_dev == len(orig_ops), \
-        'Number of ops per device in original net is not uniform'
+    assert num_devices * num_ops_per_dev == len(
+        orig_ops
+    ), "Number of ops per device in original net is not uniform"
     ops = OrderedDict((d, []) for d in model._devices)
     for op in orig_ops:
         device = op.device_option.cuda_gpu_id
-        assert device in ops, \
-            "Op {} runs on device {}, not one of {}".format(
-                op.type, device, model._devices)
+        assert device in ops, "Op {} runs on device {}, not one of {}".format(
+            op.type, device, model._devices
+        )
         ops[device].append(op)
     for device, device_ops in ops.items():
-        assert len(device_ops) == num_ops_per_dev, \
-            'Number of ops per device in original net is not uniform'
+        assert (
+            len(device_ops) == num_ops_per_dev
+        ), "Number of ops per device in original net is not uniform"
 
     new_ops = []
     for j in range(num_ops_per_dev):
@@ -232,8 +237,7 @@ def _InterleaveOps(model):
         for d in model._devices:
             if tp is None:
                 tp = ops[d][j].type
-            assert ops[d][j].type == tp, \
-                "Type mismatch {} / {}".format(tp, ops[d][j].type)
+            assert ops[d][j].type == tp, "Type mismatch {} / {}".format(tp, ops[d][j].type)
             new_ops.append(ops[d][j])
     del model.net.Proto().op[:]
     model.net.Proto().op.extend(new_ops)
@@ -261,13 +265,15 @@ def _InterDeviceBatchNormalization(model):
     bias_grad_blobs = []
 
     for op in orig_ops:
-        if op.type != 'SpatialBN' and op.type != 'SpatialBNGradient':
+        if op.type != "SpatialBN" and op.type != "SpatialBNGradient":
             if spatial_bn_phase:
                 new_ops.extend(injected_ops)
-                new_ops.append(core.CreateOperator(
-                    "Sum", sums_blobs, input_blob_name + "_sums_combined"))
-                new_ops.append(core.CreateOperator(
-                    "Sum", sumsq_blobs, input_blob_name + "_sumsq_combined"))
+                new_ops.append(
+                    core.CreateOperator("Sum", sums_blobs, input_blob_name + "_sums_combined")
+                )
+                new_ops.append(
+                    core.CreateOperator("Sum", sumsq_blobs, input_blob_name + "_sumsq_combined")
+                )
                 new_ops.extend(batch_norm_ops)
                 injected_ops = []
                 batch_norm_ops = []
@@ -277,20 +283,14 @@ def _InterDeviceBatchNormalization(model):
                 input_blob_name = None
             elif spatial_bn_gradient_phase:
                 new_ops.extend(injected_ops)
-                scale_blob = \
-                    "cpu_0/" + stripBlobName(scale_grad_blobs[0]) + "_combined"
-                bias_blob = \
-                    "cpu_0/" + stripBlobName(bias_grad_blobs[0]) + "_combined"
-                new_ops.append(
-                    core.CreateOperator("Sum", scale_grad_blobs, scale_blob))
-                new_ops.append(
-                    core.CreateOperator("Sum", bias_grad_blobs, bias_blob))
+                scale_blob = "cpu_0/" + stripBlobName(scale_grad_blobs[0]) + "_combined"
+                bias_blob = "cpu_0/" + stripBlobName(bias_grad_blobs[0]) + "_combined"
+                new_ops.append(core.CreateOperator("Sum", scale_grad_blobs, scale_blob))
+                new_ops.append(core.CreateOperator("Sum", bias_grad_blobs, bias_blob))
                 for blob in scale_grad_blobs:
-                    new_ops.append(
-                        core.CreateOperator("Copy", scale_blob, blob))
+                    new_ops.append(core.CreateOperator("Copy", scale_blob, blob))
                 for blob in bias_grad_blobs:
-                    new_ops.append(
-                        core.CreateOperator("Copy", bias_blob, blob))
+                    new_ops.append(core.CreateOperator("Copy", bias_blob, blob))
                 new_ops.extend(batch_norm_ops)
                 injected_ops = []
                 batch_norm_ops = []
@@ -298,13 +298,14 @@ def _InterDeviceBatchNormalization(model):
                 bias_grad_blobs = []
                 spatial_bn_gradient_phase = False
             new_ops.append(op)
-        elif op.type == 'SpatialBN':
+        elif op.type == "SpatialBN":
             spatial_bn_phase = True
             if input_blob_name is None:
                 input_blob_name = op.input[0]
             name = op.input[0]
-            injected_ops.append(core.CreateOperator(
-                "ChannelStats", name, [name + "_sums", name + "_sumsq"]))
+            injected_ops.append(
+                core.CreateOperator("ChannelStats", name, [name + "_sums", name + "_sumsq"])
+            )
             sums_blobs.append(name + "_sums")
             sumsq_blobs.append(name + "_sumsq")
             op.input.append(input_blob_name + "_sums_combined")
@@ -313,18 +314,22 @@ def _InterDeviceBatchNormalization(model):
             batch_norm_ops.append(op)
         else:
             spatial_bn_gradient_phase = True
-            injected_ops.append(core.CreateOperator(
-                "ChannelBackpropStats",
-                [op.input[0], op.input[3], op.input[4], op.input[2]],
-                [op.output[1], op.output[2]]))
+            injected_ops.append(
+                core.CreateOperator(
+                    "ChannelBackpropStats",
+                    [op.input[0], op.input[3], op.input[4], op.input[2]],
+                    [op.output[1], op.output[2]],
+                )
+            )
             scale_grad_blobs.append(op.output[1])
             bias_grad_blobs.append(op.output[2])
             op.arg.extend([utils.MakeArgument("num_batches", num_devices)])
             op.input.extend([op.output[1], op.output[2]])
             batch_norm_ops.append(op)
 
-    assert not spatial_bn_phase and not spatial_bn_gradient_phase, \
-        "Net modification for inter-device batch normalization failed"
+    assert (
+        not spatial_bn_phase and not spatial_bn_gradient_phase
+    ), "Net modification for inter-device batch normalization failed"
     del model.net.Proto().op[:]
     model.net.Proto().op.extend(new_ops)
 
@@ -335,9 +340,7 @@ def _PruneParametersForSharing(model):
     master_prefix = _DevicePrefix(model, model._devices[0])
     model.params = model.GetParams(master_prefix)
     paramset = set(model.params)
-    model.param_to_grad = {
-        p: model.param_to_grad[p]
-        for p in model.param_to_grad if p in paramset}
+    model.param_to_grad = {p: model.param_to_grad[p] for p in model.param_to_grad if p in paramset}
     model.weights = [w for w in model.weights if w in paramset]
     model.biases = [b for b in model.biases if b in paramset]
 
@@ -355,10 +358,8 @@ def _RemapParameterBlobsForSharedModel(model, all_params):
     def modify_ops(net):
         ops = []
         for op in net.Proto().op:
-            if any(o in all_params and o not in master_params
-                   for o in op.output):
-                log.debug("Delete op making a non-master param: {}".format(
-                    str(op)))
+            if any(o in all_params and o not in master_params for o in op.output):
+                log.debug("Delete op making a non-master param: {}".format(str(op)))
                 continue
             for j, inp in enumerate(op.input):
                 if inp in all_params and inp not in master_params:
@@ -372,8 +373,9 @@ def _RemapParameterBlobsForSharedModel(model, all_params):
 
 
 def _OptimizeGradientMemorySimple(model, losses_by_gpu, devices):
-    log.warning("------- DEPRECATED API, please use "
-                "data_parallel_model.OptimizeGradientMemory() ----- ")
+    log.warning(
+        "------- DEPRECATED API, please use " "data_parallel_model.OptimizeGradientMemory() ----- "
+    )
     for device in devices:
         model.net._net = memonger.share_grad_blobs(
             model.net,
@@ -399,5 +401,5 @@ def _AddDynamicMemoryOptimization(model, blobs_to_keep, devices):
                 keep.update([str(grad.indices), str(grad.values)])
             else:
                 keep.add(str(grad))
-        keep.update(str(b) for b in getattr(model, '_bucket_buffers', []))
+        keep.update(str(b) for b in getattr(model, "_bucket_buffers", []))
     model.net._net = memonger.release_blobs_when_used(model.net.Proto(), keep)

@@ -13,8 +13,11 @@ import logging
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core
 from caffe2.python.data_parallel_model_common_worlds import (
-    CollectivesConcurrencyControl, _CollectiveRendezvous,
-    _CreateOrCloneCommonWorld, _IsMultiHost)
+    CollectivesConcurrencyControl,
+    _CollectiveRendezvous,
+    _CreateOrCloneCommonWorld,
+    _IsMultiHost,
+)
 from caffe2.python.data_parallel_model_graph import _IsGPUBlob
 
 log = logging.getLogger("data_parallel_model")
@@ -34,8 +37,7 @@ def _Broadcast(devices, model, net, param, use_nccl=False):
     if model._shared_model and list(model._device_grouped_blobs[param]) == [master_dev]:
         return
     if use_nccl and _IsGPUBlob(model, param):
-        with core.DeviceScope(
-                core.DeviceOption(model._device_type, master_dev)):
+        with core.DeviceScope(core.DeviceOption(model._device_type, master_dev)):
             # root is the root rank (position in the list), not a device id.
             group = _Group(model, param)
             net.NCCLBroadcast(group, group, root=0)
@@ -47,8 +49,10 @@ def _Broadcast(devices, model, net, param, use_nccl=False):
         else:
             device_opt = core.DeviceOption(caffe2_pb2.CPU, 0)
         with core.DeviceScope(device_opt):
-            net.Copy(model._device_grouped_blobs[param][master_dev],
-                     model._device_grouped_blobs[param][dev_idx])
+            net.Copy(
+                model._device_grouped_blobs[param][master_dev],
+                model._device_grouped_blobs[param][dev_idx],
+            )
 
 
 def _BroadcastComputedParams(devices, model, rendezvous, use_nccl=False):
@@ -57,15 +61,12 @@ def _BroadcastComputedParams(devices, model, rendezvous, use_nccl=False):
     if rendezvous is None:
         _BroadcastComputedParamsSingleHost(devices, model, use_nccl)
     else:
-        _BroadcastComputedParamsDistributed(devices, model, rendezvous,
-                                            use_nccl)
+        _BroadcastComputedParamsDistributed(devices, model, rendezvous, use_nccl)
 
 
-def _BroadcastComputedParamsDistributed(devices, model, rendezvous,
-                                        use_nccl=False):
+def _BroadcastComputedParamsDistributed(devices, model, rendezvous, use_nccl=False):
     _BroadcastComputedParamsSingleHost(devices, model, use_nccl)
-    log.warning("Distributed broadcast of computed params is not "
-                "implemented yet")
+    log.warning("Distributed broadcast of computed params is not " "implemented yet")
 
 
 def _BroadcastComputedParamsSingleHost(devices, model, use_nccl=False):
@@ -76,8 +77,9 @@ def _BroadcastComputedParamsSingleHost(devices, model, use_nccl=False):
         _Broadcast(devices, model, model.net, param_name, use_nccl)
 
 
-def _SyncAllParams(devices, model, init_net, net, rendezvous,
-                   unique_param_names, max_concurrent_distributed_ops=4):
+def _SyncAllParams(
+    devices, model, init_net, net, rendezvous, unique_param_names, max_concurrent_distributed_ops=4
+):
     """Appends to `net` the broadcast of every named blob from the master
     device (and, multi-host, from rank 0); common worlds go to
     `init_net`."""
@@ -85,8 +87,14 @@ def _SyncAllParams(devices, model, init_net, net, rendezvous,
         _SyncAllParamsSingleHost(devices, model, net, unique_param_names)
     else:
         _SyncAllParamsDistributed(
-            devices, model, init_net, net, rendezvous, unique_param_names,
-            max_concurrent_distributed_ops)
+            devices,
+            model,
+            init_net,
+            net,
+            rendezvous,
+            unique_param_names,
+            max_concurrent_distributed_ops,
+        )
 
 
 def _SyncAllParamsSingleHost(devices, model, net, unique_param_names):
@@ -94,18 +102,18 @@ def _SyncAllParamsSingleHost(devices, model, net, unique_param_names):
         _Broadcast(devices, model, net, param)
 
 
-def _SyncAllParamsDistributed(devices, model, init_net, net, rendezvous,
-                              unique_param_names,
-                              max_concurrent_distributed_ops):
-    assert rendezvous['num_shards'] > 1
+def _SyncAllParamsDistributed(
+    devices, model, init_net, net, rendezvous, unique_param_names, max_concurrent_distributed_ops
+):
+    assert rendezvous["num_shards"] > 1
     rendezvous = _CollectiveRendezvous(model, rendezvous)
     gpu_device_opt = core.DeviceOption(model._device_type, devices[0])
     cpu_device_opt = core.DeviceOption(caffe2_pb2.CPU)
 
     if model._broadcast_context is None:
         model._broadcast_context = CollectivesConcurrencyControl(
-            "broadcast", max_concurrent_distributed_ops, init_net,
-            rendezvous)
+            "broadcast", max_concurrent_distributed_ops, init_net, rendezvous
+        )
     context = model._broadcast_context
 
     for param_name in sorted(unique_param_names):
@@ -113,36 +121,33 @@ def _SyncAllParamsDistributed(devices, model, init_net, net, rendezvous,
         params_group = _Group(model, param_name)
 
         def broadcast(params):
-            comm_world, control_input = context.get_control_and_context(
-                params)
+            comm_world, control_input = context.get_control_and_context(params)
             kwargs = {}
             if control_input is not None:
-                kwargs['control_input'] = control_input
+                kwargs["control_input"] = control_input
             net.Broadcast(
                 inputs=[comm_world] + params,
                 outputs=params,
                 name=param_name,
-                engine=rendezvous['engine'],
+                engine=rendezvous["engine"],
                 status_blob="broadcast_{}_status".format(str(param_name)),
-                **kwargs)
+                **kwargs
+            )
 
-        device_opt = gpu_device_opt if _IsGPUBlob(model, param_name) \
-            else cpu_device_opt
+        device_opt = gpu_device_opt if _IsGPUBlob(model, param_name) else cpu_device_opt
 
-        if rendezvous['engine'] == 'GLOO':
+        if rendezvous["engine"] == "GLOO":
             with core.DeviceScope(device_opt):
                 broadcast(params_group)
-        elif rendezvous['engine'] == 'NCCL':
+        elif rendezvous["engine"] == "NCCL":
             if _IsGPUBlob(model, param_name):
                 with core.DeviceScope(gpu_device_opt):
                     broadcast(params_group)
             else:
-                _BroadcastHostBlobsOverNccl(net, devices, params_group,
-                                            broadcast)
+                _BroadcastHostBlobsOverNccl(net, devices, params_group, broadcast)
         else:
             with core.DeviceScope(device_opt):
-                param_cpu = net.CopyGPUToCPU(
-                    master_param, str(master_param) + "cpu")
+                param_cpu = net.CopyGPUToCPU(master_param, str(master_param) + "cpu")
             with core.DeviceScope(cpu_device_opt):
                 broadcast([param_cpu])
             with core.DeviceScope(device_opt):
@@ -157,8 +162,7 @@ def _BroadcastHostBlobsOverNccl(net, devices, blobs, broadcast):
     staged = []
     for device, blob in zip(devices, blobs):
         with core.DeviceScope(core.DeviceOption(caffe2_pb2.CUDA, device)):
-            staged.append(net.CopyCPUToGPU(
-                blob, "{}_nccl_stage".format(blob)))
+            staged.append(net.CopyCPUToGPU(blob, "{}_nccl_stage".format(blob)))
     with core.DeviceScope(core.DeviceOption(caffe2_pb2.CUDA, devices[0])):
         broadcast(staged)
     for device, blob, stage in zip(devices, blobs, staged):
@@ -173,14 +177,12 @@ def AddBlobSync(model, blobs, net=None):
         return
     net = model.net if net is None else net
     for b in blobs:
-        assert not b.startswith(model._device_prefix), \
-            "Provide unprefixed blob name: {}".format(b)
+        assert not b.startswith(model._device_prefix), "Provide unprefixed blob name: {}".format(b)
         model._device_grouped_blobs[b] = {
-            d: core.BlobReference("{}_{}/{}".format(
-                model._device_prefix, d, b))
-            for d in model._devices}
-    _SyncAllParams(model._devices, model, model.param_init_net, net,
-                   model._rendezvous, set(blobs))
+            d: core.BlobReference("{}_{}/{}".format(model._device_prefix, d, b))
+            for d in model._devices
+        }
+    _SyncAllParams(model._devices, model, model.param_init_net, net, model._rendezvous, set(blobs))
 
 
 def AddDistributedBlobSync(model, blobs):
@@ -197,6 +199,6 @@ def AddDistributedBlobSync(model, blobs):
     model.net.Allreduce(
         inputs=[comm_world] + list(blobs),
         outputs=list(blobs),
-        engine=model._rendezvous['engine'],
+        engine=model._rendezvous["engine"],
         status_blob="blob_sync_allred_{}_status".format(synth_name),
     )

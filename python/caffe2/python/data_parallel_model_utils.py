@@ -14,18 +14,16 @@ def GetActivationBlobs(model):
     """Unprefixed names of the first device's activations: op outputs that
     are read again, have a gradient and are not parameters."""
     activations = []
-    first_gpu_prefix = "{}_{}/".format(model._device_prefix,
-                                       model._devices[0])
+    first_gpu_prefix = "{}_{}/".format(model._device_prefix, model._devices[0])
     all_inputs = set()
     for op in model.net.Proto().op:
         all_inputs.update(op.input)
-    params = set(str(p) for p in model.GetParams(''))
+    params = set(str(p) for p in model.GetParams(""))
 
     for op in model.net.Proto().op:
         for b in op.output:
             if b.startswith(first_gpu_prefix) and not b.endswith("_grad"):
-                if b in all_inputs and b not in params and \
-                        b + "_grad" in all_inputs:
+                if b in all_inputs and b not in params and b + "_grad" in all_inputs:
                     activations.append(stripBlobName(b))
     return activations
 
@@ -34,11 +32,9 @@ def _ShiftActivationDevices(model, activations, from_device, to_device):
     prefix = "{}_{}/".format(model._device_prefix, from_device)
     activations = set([prefix + a for a in activations])
     all_activations = set([prefix + a for a in GetActivationBlobs(model)])
-    ops = list(op for op in model.net.Proto().op
-               if op.device_option.cuda_gpu_id == from_device)
+    ops = list(op for op in model.net.Proto().op if op.device_option.cuda_gpu_id == from_device)
     device_mapping = {a: to_device for a in activations}
-    device_mapping.update({b: from_device for b in all_activations
-                           if b not in activations})
+    device_mapping.update({b: from_device for b in all_activations if b not in activations})
 
     # Label propagation: an op goes where its activations are (the output
     # activation decides when there are several); other blobs follow.
@@ -67,12 +63,10 @@ def ShiftActivationDevices(model, activations, shifts):
     injected where blobs cross devices."""
     assert set(activations).issubset(set(GetActivationBlobs(model)))
     for d, to_d in shifts.items():
-        log.info("Shifting {} activations from {} --> {}".format(
-            len(activations), d, to_d))
+        log.info("Shifting {} activations from {} --> {}".format(len(activations), d, to_d))
         _ShiftActivationDevices(model, activations, d, to_d)
 
-    param_init_net, blob_to_device = core.InjectCrossDeviceCopies(
-        model.param_init_net)
+    param_init_net, blob_to_device = core.InjectCrossDeviceCopies(model.param_init_net)
     net, _ = core.InjectCrossDeviceCopies(model.net, blob_to_device)
     model.param_init_net = param_init_net
     model.net = net

@@ -33,8 +33,7 @@ class _BatchBuffer(object):
     """Rebatches arrays from the fetchers into batches of exactly
     `batch_size` rows (unless dont_rebatch) on a bounded queue."""
 
-    def __init__(self, num_blobs, batch_size, max_buffered_batches,
-                 dont_rebatch):
+    def __init__(self, num_blobs, batch_size, max_buffered_batches, dont_rebatch):
         self.num_blobs = num_blobs
         self.batch_size = batch_size
         self.dont_rebatch = dont_rebatch
@@ -47,13 +46,16 @@ class _BatchBuffer(object):
         if len(arrays) != self.num_blobs:
             raise ValueError(
                 "fetch_fun returned {} arrays for {} input blobs".format(
-                    len(arrays), self.num_blobs))
+                    len(arrays), self.num_blobs
+                )
+            )
         arrays = [np.asarray(a) for a in arrays]
         rows = {a.shape[0] if a.ndim else 1 for a in arrays}
         if len(rows) != 1:
             raise ValueError(
                 "fetch_fun returned arrays with different first dimensions: "
-                "{}".format([a.shape for a in arrays]))
+                "{}".format([a.shape for a in arrays])
+            )
         if self.dont_rebatch:
             self._put_batch(arrays, active)
             return
@@ -64,8 +66,8 @@ class _BatchBuffer(object):
             self._pending_rows += rows.pop()
             while self._pending_rows >= self.batch_size:
                 joined = [np.concatenate(p) for p in self._pending]
-                batches.append([j[:self.batch_size] for j in joined])
-                self._pending = [[j[self.batch_size:]] for j in joined]
+                batches.append([j[: self.batch_size] for j in joined])
+                self._pending = [[j[self.batch_size :]] for j in joined]
                 self._pending_rows -= self.batch_size
         for batch in batches:
             self._put_batch(batch, active)
@@ -86,9 +88,20 @@ class DataInputCoordinator(object):
     """Runs the fetcher threads of one input source and hands out
     batches."""
 
-    def __init__(self, net, input_blob_names, fetch_fun, batch_size,
-                 num_worker_threads, input_source_name, max_buffered_batches,
-                 init_fun, external_loggers, dont_rebatch, timeout):
+    def __init__(
+        self,
+        net,
+        input_blob_names,
+        fetch_fun,
+        batch_size,
+        num_worker_threads,
+        input_source_name,
+        max_buffered_batches,
+        init_fun,
+        external_loggers,
+        dont_rebatch,
+        timeout,
+    ):
         self._net = net
         self._input_blob_names = [str(b) for b in input_blob_names]
         self._fetch_fun = fetch_fun
@@ -97,12 +110,13 @@ class DataInputCoordinator(object):
         self._init_fun = init_fun
         self._external_loggers = external_loggers or []
         self._timeout = timeout
-        self._buffer = _BatchBuffer(len(self._input_blob_names), batch_size,
-                                    max_buffered_batches, dont_rebatch)
+        self._buffer = _BatchBuffer(
+            len(self._input_blob_names), batch_size, max_buffered_batches, dont_rebatch
+        )
         self._active = False
         self._workers = []
         self._errors = []
-        self._metrics = {'fetched_batches': 0, 'fetch_time': 0.0}
+        self._metrics = {"fetched_batches": 0, "fetch_time": 0.0}
         self._metrics_lock = threading.Lock()
 
     @property
@@ -121,11 +135,14 @@ class DataInputCoordinator(object):
         self._active = True
         self._errors = []
         self._workers = [
-            threading.Thread(target=self._fetch_loop, args=(i,),
-                             name="data_worker_%s_%d" % (
-                                 self._input_source_name, i),
-                             daemon=True)
-            for i in range(self._num_workers)]
+            threading.Thread(
+                target=self._fetch_loop,
+                args=(i,),
+                name="data_worker_%s_%d" % (self._input_source_name, i),
+                daemon=True,
+            )
+            for i in range(self._num_workers)
+        ]
         for w in self._workers:
             w.start()
         return True
@@ -153,8 +170,8 @@ class DataInputCoordinator(object):
                 time.sleep(0.01)
                 continue
             with self._metrics_lock:
-                self._metrics['fetched_batches'] += 1
-                self._metrics['fetch_time'] += time.time() - start
+                self._metrics["fetched_batches"] += 1
+                self._metrics["fetch_time"] += time.time() - start
             try:
                 self._buffer.put(arrays, lambda: self._active)
             except ValueError as e:
@@ -172,34 +189,34 @@ class DataInputCoordinator(object):
             if self._errors:
                 raise RuntimeError(
                     "data worker of input source {} failed: {}".format(
-                        self._input_source_name, self._errors[0]))
+                        self._input_source_name, self._errors[0]
+                    )
+                )
             try:
-                return self._buffer.get(timeout=min(
-                    0.1, max(0.0, deadline - time.time())))
+                return self._buffer.get(timeout=min(0.1, max(0.0, deadline - time.time())))
             except queue.Empty:
                 if time.time() >= deadline:
                     raise RuntimeError(
                         "no batch of input source {} within {} s (started: "
-                        "{})".format(self._input_source_name, timeout,
-                                     self._active))
+                        "{})".format(self._input_source_name, timeout, self._active)
+                    )
 
     def feed_next_batch(self, timeout=None):
         """Feeds the next batch into the input blobs of the workspace."""
-        for name, array in zip(self._input_blob_names,
-                               self.get_next_batch(timeout)):
+        for name, array in zip(self._input_blob_names, self.get_next_batch(timeout)):
             workspace.FeedBlob(name, array)
 
     def get_metrics(self):
         with self._metrics_lock:
             metrics = dict(self._metrics)
-        metrics['buffered_batches'] = self._buffer.queue.qsize()
+        metrics["buffered_batches"] = self._buffer.queue.qsize()
         for logger in self._external_loggers:
             logger.log(metrics)
         return metrics
 
     def _dequeue_op(self, inputs, outputs):
         for out, array in zip(outputs, self.get_next_batch()):
-            if hasattr(out, 'feed'):
+            if hasattr(out, "feed"):
                 out.feed(array)
             else:
                 out.reshape(array.shape)
@@ -234,11 +251,20 @@ def global_coordinator():
     return _global_coordinator
 
 
-def init_data_input_workers(net, input_blob_names, fetch_fun, batch_size,
-                            num_worker_threads=2, input_source_name="train",
-                            max_buffered_batches=800, init_fun=None,
-                            external_loggers=None, dont_rebatch=False,
-                            batch_columns=None, timeout=600):
+def init_data_input_workers(
+    net,
+    input_blob_names,
+    fetch_fun,
+    batch_size,
+    num_worker_threads=2,
+    input_source_name="train",
+    max_buffered_batches=800,
+    init_fun=None,
+    external_loggers=None,
+    dont_rebatch=False,
+    batch_columns=None,
+    timeout=600,
+):
     """Creates the coordinator of an input source feeding
     `input_blob_names` (scoped by the current NameScope) of `net`.
 
@@ -249,21 +275,31 @@ def init_data_input_workers(net, input_blob_names, fetch_fun, batch_size,
     """
     if batch_columns is not None:
         raise NotImplementedError(
-            "batch_columns is not supported: arrays are batched along "
-            "their first dimension")
-    names = [str(b) if isinstance(b, core.BlobReference)
-             else scope.CurrentNameScope() + b for b in input_blob_names]
+            "batch_columns is not supported: arrays are batched along " "their first dimension"
+        )
+    names = [
+        str(b) if isinstance(b, core.BlobReference) else scope.CurrentNameScope() + b
+        for b in input_blob_names
+    ]
     coordinator = DataInputCoordinator(
-        net, names, fetch_fun, batch_size, num_worker_threads,
-        input_source_name, max_buffered_batches, init_fun, external_loggers,
-        dont_rebatch, timeout)
+        net,
+        names,
+        fetch_fun,
+        batch_size,
+        num_worker_threads,
+        input_source_name,
+        max_buffered_batches,
+        init_fun,
+        external_loggers,
+        dont_rebatch,
+        timeout,
+    )
     global_coordinator().add(coordinator)
 
-    if core.IsOperator('Python'):
+    if core.IsOperator("Python"):
         proto = net.Proto()
         dequeue_net = core.Net(proto.name + "_dequeue_" + input_source_name)
-        dequeue_net.Python(coordinator._dequeue_op)(
-            [], [core.BlobReference(n) for n in names])
+        dequeue_net.Python(coordinator._dequeue_op)([], [core.BlobReference(n) for n in names])
         ops = list(dequeue_net.Proto().op) + list(proto.op)
         del proto.op[:]
         proto.op.extend(ops)

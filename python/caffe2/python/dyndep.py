@@ -17,7 +17,7 @@ def InitOpsLibrary(name):
     message, so scripts written for upstream keep running.
     """
     if not os.path.exists(name):
-        print('Ignoring {} as it is not a valid file.'.format(name))
+        print("Ignoring {} as it is not a valid file.".format(name))
         return
     _init_impl(name)
 

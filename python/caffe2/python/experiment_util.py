@@ -30,8 +30,7 @@ class ModelTrainerLog(object):
 
     def __init__(self, expname, runtime_args, external_loggers=None):
         now = datetime.datetime.fromtimestamp(time.time())
-        self.experiment_id = \
-            "{}_{}".format(expname, now.strftime('%Y%m%d_%H%M%S'))
+        self.experiment_id = "{}_{}".format(expname, now.strftime("%Y%m%d_%H%M%S"))
         self.filename = "{}.log".format(self.experiment_id)
         self.logstr("# %s" % str(runtime_args))
         self.headers = None
@@ -44,7 +43,7 @@ class ModelTrainerLog(object):
             self.external_loggers = external_loggers
             if not isinstance(runtime_args, dict):
                 runtime_args = dict(vars(runtime_args))
-            runtime_args['experiment_id'] = self.experiment_id
+            runtime_args["experiment_id"] = self.experiment_id
             for logger in self.external_loggers:
                 logger.set_runtime_args(runtime_args)
         else:
@@ -64,15 +63,15 @@ class ModelTrainerLog(object):
         self.last_time = time.time()
         self.last_input_count = input_count
 
-        logdict['time_spent'] = delta_t
-        logdict['cumulative_time_spent'] = time.time() - self.start_time
-        logdict['input_count'] = delta_count
-        logdict['cumulative_input_count'] = input_count
-        logdict['cumulative_batch_count'] = batch_count
+        logdict["time_spent"] = delta_t
+        logdict["cumulative_time_spent"] = time.time() - self.start_time
+        logdict["input_count"] = delta_count
+        logdict["cumulative_input_count"] = input_count
+        logdict["cumulative_batch_count"] = batch_count
         if delta_t > 0:
-            logdict['inputs_per_sec'] = delta_count / delta_t
+            logdict["inputs_per_sec"] = delta_count / delta_t
         else:
-            logdict['inputs_per_sec'] = 0.0
+            logdict["inputs_per_sec"] = 0.0
 
         for k in sorted(additional_values.keys()):
             logdict[k] = additional_values[k]
@@ -87,5 +86,4 @@ class ModelTrainerLog(object):
             try:
                 logger.log(logdict)
             except Exception as e:
-                logging.warning(
-                    "Failed to call ExternalLogger: {}".format(e), e)
+                logging.warning("Failed to call ExternalLogger: {}".format(e), e)

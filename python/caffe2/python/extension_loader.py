@@ -7,7 +7,7 @@ import sys
 @contextlib.contextmanager
 def DlopenGuard(extra_flags=ctypes.RTLD_GLOBAL):
     """Temporarily ORs `extra_flags` into the interpreter's dlopen flags."""
-    if not hasattr(sys, 'getdlopenflags'):
+    if not hasattr(sys, "getdlopenflags"):
         yield
         return
     old_flags = sys.getdlopenflags()

@@ -22,8 +22,7 @@ import hypothesis.strategies as st
 import numpy as np
 
 from caffe2.proto import caffe2_pb2
-from caffe2.python import (
-    core, device_checker, gradient_checker, test_util, workspace)
+from caffe2.python import core, device_checker, gradient_checker, test_util, workspace
 
 hypothesis.settings.register_profile(
     "sandcastle",
@@ -31,13 +30,15 @@ hypothesis.settings.register_profile(
     suppress_health_check=[hypothesis.HealthCheck.too_slow],
     database=None,
     max_examples=100,
-    deadline=None)
+    deadline=None,
+)
 hypothesis.settings.register_profile(
     "dev",
     suppress_health_check=[hypothesis.HealthCheck.too_slow],
     database=None,
     max_examples=10,
-    deadline=None)
+    deadline=None,
+)
 # CI: the dev profile's examples, drawn the same way on every run (no flaky random draws).
 hypothesis.settings.register_profile(
     "ci",
@@ -45,16 +46,17 @@ hypothesis.settings.register_profile(
     suppress_health_check=[hypothesis.HealthCheck.too_slow],
     database=None,
     max_examples=10,
-    deadline=None)
+    deadline=None,
+)
 hypothesis.settings.register_profile(
     "debug",
     suppress_health_check=[hypothesis.HealthCheck.too_slow],
     database=None,
     max_examples=1000,
     deadline=None,
-    verbosity=hypothesis.Verbosity.verbose)
-hypothesis.settings.load_profile(
-    os.getenv('CAFFE2_HYPOTHESIS_PROFILE', 'dev'))
+    verbosity=hypothesis.Verbosity.verbose,
+)
+hypothesis.settings.load_profile(os.getenv("CAFFE2_HYPOTHESIS_PROFILE", "dev"))
 
 
 def dims(min_value=1, max_value=5):
@@ -65,13 +67,12 @@ def elements_of_type(dtype=np.float32, filter_=None):
     """Values for arrays of `dtype`: floats in [-1, 1], non-negative ints,
     bools."""
     dtype = np.dtype(dtype)
-    if dtype.kind == 'f':
-        elems = st.floats(min_value=-1.0, max_value=1.0,
-                          width=8 * min(dtype.itemsize, 8))
+    if dtype.kind == "f":
+        elems = st.floats(min_value=-1.0, max_value=1.0, width=8 * min(dtype.itemsize, 8))
     elif dtype == np.int32:
-        elems = st.integers(min_value=0, max_value=2 ** 31 - 1)
+        elems = st.integers(min_value=0, max_value=2**31 - 1)
     elif dtype == np.int64:
-        elems = st.integers(min_value=0, max_value=2 ** 63 - 1)
+        elems = st.integers(min_value=0, max_value=2**63 - 1)
     elif dtype == np.bool_:
         elems = st.booleans()
     else:
@@ -101,9 +102,9 @@ def segment_ids(size, is_sorted):
         return st.just(np.empty(shape=[0], dtype=np.int32))
     if is_sorted:
         return arrays([size], dtype=np.int32, elements=st.booleans()).map(
-            lambda x: np.cumsum(x, dtype=np.int32) - x[0])
-    return arrays([size], dtype=np.int32,
-                  elements=st.integers(min_value=0, max_value=2 * size))
+            lambda x: np.cumsum(x, dtype=np.int32) - x[0]
+        )
+    return arrays([size], dtype=np.int32, elements=st.integers(min_value=0, max_value=2 * size))
 
 
 def lengths(size, min_segments=None, max_segments=None, **kwargs):
@@ -117,74 +118,88 @@ def lengths(size, min_segments=None, max_segments=None, **kwargs):
         return st.just(np.empty(shape=[0], dtype=np.int32))
     assert max_segments > 0, "size is not 0, need at least one segment"
     # Draw the borders between segments, then take differences.
-    return st.integers(
-        min_value=max(min_segments - 1, 0), max_value=max_segments - 1
-    ).flatmap(
-        lambda num_borders: hypothesis.extra.numpy.arrays(
-            np.int32, num_borders,
-            elements=st.integers(min_value=0, max_value=size))
-    ).map(
-        lambda borders: np.sort(np.append(
-            borders, np.array([0, size], dtype=np.int32)))
-    ).map(lambda borders: np.diff(borders).astype(np.int32))
+    return (
+        st.integers(min_value=max(min_segments - 1, 0), max_value=max_segments - 1)
+        .flatmap(
+            lambda num_borders: hypothesis.extra.numpy.arrays(
+                np.int32, num_borders, elements=st.integers(min_value=0, max_value=size)
+            )
+        )
+        .map(lambda borders: np.sort(np.append(borders, np.array([0, size], dtype=np.int32))))
+        .map(lambda borders: np.diff(borders).astype(np.int32))
+    )
 
 
-def segmented_tensor(min_dim=1, max_dim=4, dtype=np.float32, is_sorted=True,
-                     elements=None, segment_generator=segment_ids,
-                     allow_empty=False, **kwargs):
+def segmented_tensor(
+    min_dim=1,
+    max_dim=4,
+    dtype=np.float32,
+    is_sorted=True,
+    elements=None,
+    segment_generator=segment_ids,
+    allow_empty=False,
+    **kwargs
+):
     """(data, segments) with segments from segment_generator(rows)."""
     gen_empty = st.booleans() if allow_empty else st.just(False)
     data_dims_ = st.lists(dims(**kwargs), min_size=min_dim, max_size=max_dim)
     data_dims_ = st.tuples(gen_empty, data_dims_).map(
-        lambda pair: ([0] if pair[0] else []) + pair[1])
-    return data_dims_.flatmap(lambda data_dims: st.tuples(
-        arrays(data_dims, dtype, elements),
-        segment_generator(data_dims[0], is_sorted=is_sorted),
-    ))
+        lambda pair: ([0] if pair[0] else []) + pair[1]
+    )
+    return data_dims_.flatmap(
+        lambda data_dims: st.tuples(
+            arrays(data_dims, dtype, elements),
+            segment_generator(data_dims[0], is_sorted=is_sorted),
+        )
+    )
 
 
 def lengths_tensor(min_segments=None, max_segments=None, *args, **kwargs):
-    gen = functools.partial(
-        lengths, min_segments=min_segments, max_segments=max_segments)
+    gen = functools.partial(lengths, min_segments=min_segments, max_segments=max_segments)
     return segmented_tensor(*args, segment_generator=gen, **kwargs)
 
 
-def sparse_segmented_tensor(min_dim=1, max_dim=4, dtype=np.float32,
-                            is_sorted=True, elements=None, allow_empty=False,
-                            segment_generator=segment_ids, itype=np.int64,
-                            **kwargs):
+def sparse_segmented_tensor(
+    min_dim=1,
+    max_dim=4,
+    dtype=np.float32,
+    is_sorted=True,
+    elements=None,
+    allow_empty=False,
+    segment_generator=segment_ids,
+    itype=np.int64,
+    **kwargs
+):
     """(data, indices into its rows, segments of the indices)."""
     gen_empty = st.booleans() if allow_empty else st.just(False)
     data_dims_ = st.lists(dims(**kwargs), min_size=min_dim, max_size=max_dim)
     all_dims_ = st.tuples(gen_empty, data_dims_).flatmap(
         lambda pair: st.tuples(
             st.just(pair[1]),
-            (st.integers(min_value=1, max_value=pair[1][0]) if not pair[0]
-             else st.just(0)),
-        ))
-    return all_dims_.flatmap(lambda d: st.tuples(
-        arrays(d[0], dtype, elements),
-        arrays(d[1], dtype=itype, elements=st.integers(
-            min_value=0, max_value=d[0][0] - 1)),
-        segment_generator(d[1], is_sorted=is_sorted),
-    ))
+            (st.integers(min_value=1, max_value=pair[1][0]) if not pair[0] else st.just(0)),
+        )
+    )
+    return all_dims_.flatmap(
+        lambda d: st.tuples(
+            arrays(d[0], dtype, elements),
+            arrays(d[1], dtype=itype, elements=st.integers(min_value=0, max_value=d[0][0] - 1)),
+            segment_generator(d[1], is_sorted=is_sorted),
+        )
+    )
 
 
 def sparse_lengths_tensor(**kwargs):
     return sparse_segmented_tensor(segment_generator=lengths, **kwargs)
 
 
-def tensors(n, min_dim=1, max_dim=4, dtype=np.float32, elements=None,
-            **kwargs):
+def tensors(n, min_dim=1, max_dim=4, dtype=np.float32, elements=None, **kwargs):
     """n arrays of one common shape."""
     dims_ = st.lists(dims(**kwargs), min_size=min_dim, max_size=max_dim)
-    return dims_.flatmap(lambda d: st.lists(
-        arrays(d, dtype, elements), min_size=n, max_size=n))
+    return dims_.flatmap(lambda d: st.lists(arrays(d, dtype, elements), min_size=n, max_size=n))
 
 
 def tensors1d(n, min_len=1, max_len=64, dtype=np.float32, elements=None):
-    return tensors(n, 1, 1, dtype, elements, min_value=min_len,
-                   max_value=max_len)
+    return tensors(n, 1, 1, dtype, elements, min_value=min_len, max_value=max_len)
 
 
 cpu_do = caffe2_pb2.DeviceOption()
@@ -192,9 +207,13 @@ gpu_do = caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA)
 device_options = [cpu_do] + ([gpu_do] if workspace.has_gpu_support else [])
 # One option per visible GPU.
 expanded_device_options = [cpu_do] + (
-    [caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA, cuda_gpu_id=i)
-     for i in range(workspace.NumCudaDevices())]
-    if workspace.has_gpu_support else [])
+    [
+        caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA, cuda_gpu_id=i)
+        for i in range(workspace.NumCudaDevices())
+    ]
+    if workspace.has_gpu_support
+    else []
+)
 
 
 def device_checker_device_options():
@@ -207,9 +226,7 @@ def gradient_checker_device_option():
 
 # Keyword strategies for @given: gc = the device a test runs on, dc = the
 # devices compared by assertDeviceChecks.
-gcs = dict(
-    gc=gradient_checker_device_option(),
-    dc=device_checker_device_options())
+gcs = dict(gc=gradient_checker_device_option(), dc=device_checker_device_options())
 gcs_cpu_only = dict(gc=st.sampled_from([cpu_do]), dc=st.just([cpu_do]))
 gcs_gpu_only = dict(gc=st.sampled_from([gpu_do]), dc=st.just([gpu_do]))
 
@@ -234,13 +251,10 @@ def _with_device(op, device_option):
 
 def _feed_inputs(op, inputs, device_option, input_device_options):
     for name, value in zip(op.input, inputs):
-        workspace.FeedBlob(
-            name, value,
-            device_option=input_device_options.get(name, device_option))
+        workspace.FeedBlob(name, value, device_option=input_device_options.get(name, device_option))
 
 
-def runOpBenchmark(device_option, op, inputs, input_device_options=None,
-                   iterations=10):
+def runOpBenchmark(device_option, op, inputs, input_device_options=None, iterations=10):
     """Benchmarks `op` alone; returns BenchmarkNet's timings (ms)."""
     input_device_options = input_device_options or {}
     op = _with_device(op, device_option)
@@ -274,47 +288,66 @@ def _tensor_type_of(value):
 
 def _shape_inference_is_strict():
     # CAFFE2_ASSERT_SHAPEINFERENCE=0 turns mismatches into warnings.
-    return os.getenv('CAFFE2_ASSERT_SHAPEINFERENCE', '1') != '0'
+    return os.getenv("CAFFE2_ASSERT_SHAPEINFERENCE", "1") != "0"
 
 
 class HypothesisTestCase(test_util.TestCase):
     """TestCase with the op checks used with hypothesis strategies."""
 
-    def assertDeviceChecks(self, device_options, op, inputs,
-                           outputs_to_check, input_device_options=None,
-                           threshold=0.01):
+    def assertDeviceChecks(
+        self,
+        device_options,
+        op,
+        inputs,
+        outputs_to_check,
+        input_device_options=None,
+        threshold=0.01,
+    ):
         """Asserts that `op` gives the same outputs on all devices."""
-        checker = device_checker.DeviceChecker(
-            threshold, device_options=device_options)
-        self.assertTrue(checker.CheckSimple(
-            op, inputs, outputs_to_check, input_device_options))
+        checker = device_checker.DeviceChecker(threshold, device_options=device_options)
+        self.assertTrue(checker.CheckSimple(op, inputs, outputs_to_check, input_device_options))
 
-    def assertGradientChecks(self, device_option, op, inputs,
-                             outputs_to_check, outputs_with_grads,
-                             grad_ops=None, threshold=0.005, stepsize=0.05,
-                             input_device_options=None):
+    def assertGradientChecks(
+        self,
+        device_option,
+        op,
+        inputs,
+        outputs_to_check,
+        outputs_with_grads,
+        grad_ops=None,
+        threshold=0.005,
+        stepsize=0.05,
+        input_device_options=None,
+    ):
         """Asserts that the gradient of input `outputs_to_check` (an input
         index) matches finite differences of ½ Σ y² over the outputs
         `outputs_with_grads`."""
         checker = gradient_checker.GradientChecker(
-            stepsize=stepsize, threshold=threshold,
+            stepsize=stepsize,
+            threshold=threshold,
             device_option=device_option,
             workspace_name="gradient_check_{}_{}".format(
-                device_option.device_type, device_option.cuda_gpu_id))
+                device_option.device_type, device_option.cuda_gpu_id
+            ),
+        )
         ok, grad, grad_estimated = checker.CheckSimple(
-            op, inputs, outputs_to_check, outputs_with_grads,
-            grad_ops=grad_ops, input_device_options=input_device_options)
+            op,
+            inputs,
+            outputs_to_check,
+            outputs_with_grads,
+            grad_ops=grad_ops,
+            input_device_options=input_device_options,
+        )
         self.assertEqual(grad.shape, grad_estimated.shape)
-        self.assertTrue(
-            ok, "Gradient check failed for input " +
-            str(op.input[outputs_to_check]))
+        self.assertTrue(ok, "Gradient check failed for input " + str(op.input[outputs_to_check]))
 
-    def _assertGradReferenceChecks(self, op, inputs, ref_outputs,
-                                   output_to_grad, grad_reference,
-                                   threshold=1e-4):
-        grad_blob_name = output_to_grad + '_grad'
+    def _assertGradReferenceChecks(
+        self, op, inputs, ref_outputs, output_to_grad, grad_reference, threshold=1e-4
+    ):
+        grad_blob_name = output_to_grad + "_grad"
         grad_ops, grad_map = core.GradientRegistry.GetBackwardPass(
-            [op], {output_to_grad: grad_blob_name})
+            [op], {output_to_grad: grad_blob_name}
+        )
         output_grad = workspace.FetchBlob(output_to_grad)
         grad_ref_outputs = grad_reference(output_grad, ref_outputs, inputs)
         workspace.FeedBlob(grad_blob_name, output_grad)
@@ -333,13 +366,15 @@ class HypothesisTestCase(test_util.TestCase):
                 val_name = grad_names.values
             vals = workspace.FetchBlob(str(val_name))
             np.testing.assert_allclose(
-                vals, ref_vals, atol=threshold, rtol=threshold,
-                err_msg='Gradient {0} (x) is not matching the reference (y)'
-                .format(val_name))
+                vals,
+                ref_vals,
+                atol=threshold,
+                rtol=threshold,
+                err_msg="Gradient {0} (x) is not matching the reference (y)".format(val_name),
+            )
             if ref_indices is not None:
                 indices = workspace.FetchBlob(str(grad_names.indices))
-                np.testing.assert_allclose(indices, ref_indices,
-                                           atol=1e-4, rtol=1e-4)
+                np.testing.assert_allclose(indices, ref_indices, atol=1e-4, rtol=1e-4)
 
     def _assertInferTensorChecks(self, name, shapes, types, output):
         """Compares inferred shape and type of blob `name` with `output`."""
@@ -347,22 +382,35 @@ class HypothesisTestCase(test_util.TestCase):
             return
         messages = []
         if list(shapes[name]) != list(np.shape(output)):
-            messages.append('Shape {} mismatch: inferred {} vs. actual {}'
-                            .format(name, shapes[name], np.shape(output)))
+            messages.append(
+                "Shape {} mismatch: inferred {} vs. actual {}".format(
+                    name, shapes[name], np.shape(output)
+                )
+            )
         actual_type = _tensor_type_of(output)
         if actual_type is not None and types[name] != actual_type:
-            messages.append('Type {} mismatch: inferred {} vs. actual {}'
-                            .format(name, types[name], actual_type))
+            messages.append(
+                "Type {} mismatch: inferred {} vs. actual {}".format(name, types[name], actual_type)
+            )
         if not messages:
             return
         if _shape_inference_is_strict():
-            self.fail('\n'.join(messages))
-        logging.warning('\n'.join(messages))
+            self.fail("\n".join(messages))
+        logging.warning("\n".join(messages))
 
-    def assertReferenceChecks(self, device_option, op, inputs, reference,
-                              input_device_options=None, threshold=1e-4,
-                              output_to_grad=None, grad_reference=None,
-                              atol=None, outputs_to_check=None):
+    def assertReferenceChecks(
+        self,
+        device_option,
+        op,
+        inputs,
+        reference,
+        input_device_options=None,
+        threshold=1e-4,
+        output_to_grad=None,
+        grad_reference=None,
+        atol=None,
+        outputs_to_check=None,
+    ):
         """Runs `op` and compares its outputs with `reference(*inputs)`
         (a list/tuple of arrays), within `threshold` (relative) and `atol`
         (absolute, default threshold). Also compares the shapes and types
@@ -378,8 +426,9 @@ class HypothesisTestCase(test_util.TestCase):
         with temp_workspace():
             if len(op.input) > len(inputs):
                 raise ValueError(
-                    'must supply an input for each input on the op: '
-                    '%s vs %s' % (op.input, inputs))
+                    "must supply an input for each input on the op: "
+                    "%s vs %s" % (op.input, inputs)
+                )
             _feed_inputs(op, inputs, device_option, input_device_options)
             net = core.Net("opnet")
             net.Proto().op.extend([op])
@@ -387,7 +436,7 @@ class HypothesisTestCase(test_util.TestCase):
             try:
                 shapes, types = workspace.InferShapesAndTypes([net])
             except RuntimeError as e:
-                if os.getenv('CAFFE2_ASSERT_SHAPEINFERENCE') == '1':
+                if os.getenv("CAFFE2_ASSERT_SHAPEINFERENCE") == "1":
                     raise
                 logging.warning(str(e))
             workspace.RunNetOnce(net)
@@ -395,7 +444,8 @@ class HypothesisTestCase(test_util.TestCase):
             if not isinstance(reference_outputs, (tuple, list)):
                 raise RuntimeError(
                     "You are providing a wrong reference implementation. A "
-                    "proper one should return a tuple/list of numpy arrays.")
+                    "proper one should return a tuple/list of numpy arrays."
+                )
             if not outputs_to_check:
                 self.assertEqual(len(reference_outputs), len(op.output))
                 outputs_to_check = list(range(len(op.output)))
@@ -405,36 +455,50 @@ class HypothesisTestCase(test_util.TestCase):
             for output_index, ref in zip(outputs_to_check, reference_outputs):
                 output_blob_name = op.output[output_index]
                 output = workspace.FetchBlob(output_blob_name)
-                if not isinstance(output, np.ndarray) or \
-                        output.dtype.kind in 'SO':
+                if not isinstance(output, np.ndarray) or output.dtype.kind in "SO":
                     np.testing.assert_array_equal(output, ref)
                 else:
                     np.testing.assert_allclose(
-                        output, ref, atol=atol, rtol=threshold,
-                        err_msg='Output {0} is not matching the reference'
-                        .format(output_blob_name))
+                        output,
+                        ref,
+                        atol=atol,
+                        rtol=threshold,
+                        err_msg="Output {0} is not matching the reference".format(output_blob_name),
+                    )
                 if shapes is not None:
-                    self._assertInferTensorChecks(
-                        output_blob_name, shapes, types, output)
+                    self._assertInferTensorChecks(output_blob_name, shapes, types, output)
                 outs.append(output)
             if grad_reference is not None:
-                assert output_to_grad is not None, \
-                    "If grad_reference is set, output_to_grad has to be set"
+                assert (
+                    output_to_grad is not None
+                ), "If grad_reference is set, output_to_grad has to be set"
                 with core.DeviceScope(device_option):
                     self._assertGradReferenceChecks(
-                        op, inputs, reference_outputs, output_to_grad,
-                        grad_reference, threshold=threshold)
+                        op,
+                        inputs,
+                        reference_outputs,
+                        output_to_grad,
+                        grad_reference,
+                        threshold=threshold,
+                    )
             return outs
 
-    def assertValidationChecks(self, device_option, op, inputs, validator,
-                               input_device_options=None, as_kwargs=True,
-                               init_net=None):
+    def assertValidationChecks(
+        self,
+        device_option,
+        op,
+        inputs,
+        validator,
+        input_device_options=None,
+        as_kwargs=True,
+        init_net=None,
+    ):
         """Runs `op` and calls `validator` with its inputs and outputs, by
         blob name (as_kwargs) or as validator(inputs=..., outputs=...)."""
         if as_kwargs:
-            assert len(set(list(op.input) + list(op.output))) == \
-                len(op.input) + len(op.output), \
-                "in-place ops are not supported in as_kwargs mode"
+            assert len(set(list(op.input) + list(op.output))) == len(op.input) + len(
+                op.output
+            ), "in-place ops are not supported in as_kwargs mode"
         input_device_options = input_device_options or {}
         op = _with_device(op, device_option)
         with temp_workspace():
@@ -444,14 +508,19 @@ class HypothesisTestCase(test_util.TestCase):
             workspace.RunOperatorOnce(op)
             outputs = [workspace.FetchBlob(n) for n in op.output]
             if as_kwargs:
-                validator(**dict(zip(list(op.input) + list(op.output),
-                                     list(inputs) + outputs)))
+                validator(**dict(zip(list(op.input) + list(op.output), list(inputs) + outputs)))
             else:
                 validator(inputs=inputs, outputs=outputs)
 
-    def assertRunOpRaises(self, device_option, op, inputs,
-                          input_device_options=None, exception=(Exception,),
-                          regexp=None):
+    def assertRunOpRaises(
+        self,
+        device_option,
+        op,
+        inputs,
+        input_device_options=None,
+        exception=(Exception,),
+        regexp=None,
+    ):
         """Asserts that running `op` raises `exception` (matching regexp)."""
         input_device_options = input_device_options or {}
         op = _with_device(op, device_option)
@@ -460,5 +529,4 @@ class HypothesisTestCase(test_util.TestCase):
             if regexp is None:
                 self.assertRaises(exception, workspace.RunOperatorOnce, op)
             else:
-                self.assertRaisesRegex(
-                    exception, regexp, workspace.RunOperatorOnce, op)
+                self.assertRaisesRegex(exception, regexp, workspace.RunOperatorOnce, op)

@@ -37,14 +37,23 @@ def _is_loss_seed(op):
 class DynamicLossScale(object):
     """The blobs and ops of dynamic loss scaling for the devices of `params`."""
 
-    def __init__(self, init_scale=2.0 ** 15, growth_factor=2.0, backoff_factor=0.5,
-                 growth_interval=1000, min_loss_scale=1.0, max_loss_scale=2.0 ** 24):
+    def __init__(
+        self,
+        init_scale=2.0**15,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=1000,
+        min_loss_scale=1.0,
+        max_loss_scale=2.0**24,
+    ):
         self.init_scale = float(init_scale)
-        self.update_args = dict(growth_factor=float(growth_factor),
-                                backoff_factor=float(backoff_factor),
-                                growth_interval=int(growth_interval),
-                                min_loss_scale=float(min_loss_scale),
-                                max_loss_scale=float(max_loss_scale))
+        self.update_args = dict(
+            growth_factor=float(growth_factor),
+            backoff_factor=float(backoff_factor),
+            growth_interval=int(growth_interval),
+            min_loss_scale=float(min_loss_scale),
+            max_loss_scale=float(max_loss_scale),
+        )
         self.scale = {}  # device key -> (scale blob, good-step blob, found blob, device)
 
     def skip_blob(self, device):
@@ -58,17 +67,22 @@ class DynamicLossScale(object):
         for param_info in params:
             assert not isinstance(param_info.grad, core.GradientSlice), (
                 "dynamic loss scaling takes dense gradients only, got a sparse one for "
-                "{}".format(param_info.blob))
+                "{}".format(param_info.blob)
+            )
             device = device_of(param_info)
-            grads_by_device.setdefault(_device_key(device), (device, []))[1].append(
-                param_info.grad)
+            grads_by_device.setdefault(_device_key(device), (device, []))[1].append(param_info.grad)
         for key, (device, grads) in sorted(grads_by_device.items()):
             with core.DeviceScope(device), scope.NameScope("", reset=True):
                 scale = model.param_init_net.ConstantFill(
-                    [], "loss_scale_" + key, shape=[], value=self.init_scale)
+                    [], "loss_scale_" + key, shape=[], value=self.init_scale
+                )
                 good = model.param_init_net.ConstantFill(
-                    [], "loss_scale_good_steps_" + key, shape=[1], value=0,
-                    dtype=core.DataType.INT64)
+                    [],
+                    "loss_scale_good_steps_" + key,
+                    shape=[1],
+                    value=0,
+                    dtype=core.DataType.INT64,
+                )
                 found = core.BlobReference("found_nonfinite_" + key)
                 model.net.UnscaleGradients([scale] + list(grads), list(grads) + [found])
             self.scale[key] = (scale, good, found, device)
@@ -82,11 +96,18 @@ class DynamicLossScale(object):
             if not _is_loss_seed(op):
                 continue
             key = _device_key(op.device_option if op.HasField("device_option") else None)
-            assert key in self.scale, (
-                "the loss {} lives on {}, where no parameter is updated".format(op.input[0], key))
-            ops.append(core.CreateOperator(
-                "Mul", [op.output[0], str(self.scale[key][0])], [op.output[0]], broadcast=1,
-                device_option=op.device_option if op.HasField("device_option") else None))
+            assert (
+                key in self.scale
+            ), "the loss {} lives on {}, where no parameter is updated".format(op.input[0], key)
+            ops.append(
+                core.CreateOperator(
+                    "Mul",
+                    [op.output[0], str(self.scale[key][0])],
+                    [op.output[0]],
+                    broadcast=1,
+                    device_option=op.device_option if op.HasField("device_option") else None,
+                )
+            )
         assert len(ops) > len(proto.op), "no loss-gradient seed found to scale"
         del proto.op[:]
         proto.op.extend(ops)
@@ -94,5 +115,4 @@ class DynamicLossScale(object):
     def add_scale_updates(self, model):
         for key, (scale, good, found, device) in sorted(self.scale.items()):
             with core.DeviceScope(device), scope.NameScope("", reset=True):
-                model.net.UpdateLossScale([scale, good, found], [scale, good],
-                                          **self.update_args)
+                model.net.UpdateLossScale([scale, good, found], [scale, good], **self.update_args)

@@ -23,21 +23,39 @@ import numpy as np
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 from caffe2.python.memonger_interference import (  # noqa: F401
-    AssignmentAlgorithm, LiveRange, Optimization, _get_max_size, _networkx,
-    apply_assignments, compute_assignments, compute_assignments_greedy,
-    compute_blob_assignment, compute_interference_graph, compute_ranges,
-    get_memory_usage, is_compatible, optimize_interference,
-    topological_sort_traversal, topological_sort_traversal_longest_path,
-    verify_assignments)
+    AssignmentAlgorithm,
+    LiveRange,
+    Optimization,
+    _get_max_size,
+    _networkx,
+    apply_assignments,
+    compute_assignments,
+    compute_assignments_greedy,
+    compute_blob_assignment,
+    compute_interference_graph,
+    compute_ranges,
+    get_memory_usage,
+    is_compatible,
+    optimize_interference,
+    topological_sort_traversal,
+    topological_sort_traversal_longest_path,
+    verify_assignments,
+)
 import caffe2.python._import_c_extension as C
 
 log = logging.getLogger("memonger")
 log.setLevel(logging.INFO)
 
 
-def share_grad_blobs(net, losses, param_grads, namescope,
-                     dont_share_blobs=None, share_activations=False,
-                     blob_shapes=None):
+def share_grad_blobs(
+    net,
+    losses,
+    param_grads,
+    namescope,
+    dont_share_blobs=None,
+    share_activations=False,
+    blob_shapes=None,
+):
     """Shares the gradient blobs (names ending in `_grad` under
     `namescope`, other than the parameter gradients) and, with
     share_activations, the activations. Returns the optimized NetDef; the
@@ -50,9 +68,11 @@ def share_grad_blobs(net, losses, param_grads, namescope,
         name = str(b)
         # "_<scope>..." covers the renamed extra contributions of
         # accumulated gradients.
-        return name.endswith("_grad") and (
-            name.startswith(namescope) or
-            name.startswith("_" + namescope)) and name not in param_grads
+        return (
+            name.endswith("_grad")
+            and (name.startswith(namescope) or name.startswith("_" + namescope))
+            and name not in param_grads
+        )
 
     def is_grad_op(op):
         for b in list(op.input) + list(op.output):
@@ -94,21 +114,18 @@ def share_grad_blobs(net, losses, param_grads, namescope,
         grad_op_indices,
         set(str(s) for s in shared_blobs),
         namescope,
-        set() if dont_share_blobs is None else
-        set(str(b) for b in dont_share_blobs),
-        {} if blob_shapes is None else
-        {str(k): [int(d) for d in v] for k, v in blob_shapes.items()},
+        set() if dont_share_blobs is None else set(str(b) for b in dont_share_blobs),
+        {}
+        if blob_shapes is None
+        else {str(k): [int(d) for d in v] for k, v in blob_shapes.items()},
     )
 
-    log.info("Memonger memory optimization took {} secs".format(
-        time.time() - start_time))
+    log.info("Memonger memory optimization took {} secs".format(time.time() - start_time))
 
     optim = caffe2_pb2.NetDef()
     optim.ParseFromString(optim_str)
-    assert verify_graph_equality(net.Proto(), optim), \
-        "Memonger graph is not equal to original."
-    assert verify_inplace_blobs(net.Proto(), optim), \
-        "Inplace assignments differ in memonger net."
+    assert verify_graph_equality(net.Proto(), optim), "Memonger graph is not equal to original."
+    assert verify_inplace_blobs(net.Proto(), optim), "Inplace assignments differ in memonger net."
     return optim
 
 
@@ -134,14 +151,14 @@ def optimize_inference_for_dag(net, input_blobs, namescope=""):
             if is_activation_blob(b):
                 activation_blobs.add(b)
                 if b not in seen_as_output:
-                    raise AssertionError(
-                        "{} not in external input".format(b))
+                    raise AssertionError("{} not in external input".format(b))
         for b in op.output:
             if is_activation_blob(b):
                 activation_blobs.add(b)
         seen_as_output = seen_as_output.union(set(op.output))
-        assert not op.is_gradient_op, \
-            "You can only pass inference-only nets to optimize_inference_for_dag"
+        assert (
+            not op.is_gradient_op
+        ), "You can only pass inference-only nets to optimize_inference_for_dag"
 
     start_time = time.time()
     optim_str = C.memonger_compute_blob_recycling_for_dag(
@@ -153,15 +170,12 @@ def optimize_inference_for_dag(net, input_blobs, namescope=""):
         set(),
         {},
     )
-    log.info("Memonger memory optimization took {} secs".format(
-        time.time() - start_time))
+    log.info("Memonger memory optimization took {} secs".format(time.time() - start_time))
 
     optim = caffe2_pb2.NetDef()
     optim.ParseFromString(optim_str)
-    assert verify_graph_equality(net.Proto(), optim), \
-        "Memonger graph is not equal to original."
-    assert verify_inplace_blobs(net.Proto(), optim), \
-        "Inplace assignments differ in memonger net."
+    assert verify_graph_equality(net.Proto(), optim), "Memonger graph is not equal to original."
+    assert verify_inplace_blobs(net.Proto(), optim), "Inplace assignments differ in memonger net."
     return optim
 
 
@@ -183,8 +197,9 @@ def estimate_memory_usage(protos, shapes, types, devicescope):
     }
 
     def split_net(proto):
-        ops = [op for op in proto.op if
-               op.device_option == devicescope or op.type in {"Free", "Alias"}]
+        ops = [
+            op for op in proto.op if op.device_option == devicescope or op.type in {"Free", "Alias"}
+        ]
         del proto.op[:]
         proto.op.extend(ops)
         return proto
@@ -256,9 +271,8 @@ def release_blobs_when_used(netproto, dont_free_blobs, selector_fun=None):
     for i, op in enumerate(netproto.op):
         result.op.extend([op])
         for b in sorted(free_after.get(i, [])):
-            free = core.CreateOperator(
-                "Free", [core.BlobReference(b)], [core.BlobReference(b)])
-            if op.HasField('device_option'):
+            free = core.CreateOperator("Free", [core.BlobReference(b)], [core.BlobReference(b)])
+            if op.HasField("device_option"):
                 free.device_option.CopyFrom(op.device_option)
             result.op.extend([free])
     return result
@@ -268,10 +282,10 @@ def verify_inplace_blobs(net_a, net_b):
     """Whether the ops of the two nets have the same types and the same
     (input index, output index) in-place pairs: an optimized net must not
     add or drop in-place updates."""
+
     def inplace_pairs(op):
         outputs = list(op.output)
-        return [(j, outputs.index(b)) for j, b in enumerate(op.input)
-                if b in outputs]
+        return [(j, outputs.index(b)) for j, b in enumerate(op.input) if b in outputs]
 
     for op_a, op_b in zip(net_a.op, net_b.op):
         if op_a.type != op_b.type or inplace_pairs(op_a) != inplace_pairs(op_b):
@@ -283,11 +297,11 @@ def verify_graph_equality(net_a, net_b):
     """Whether the two nets compute the same thing up to blob names: the
     same op types, devices and engines in the same order, and every op
     reading its inputs from the same producing ops."""
+
     def producers(ops):
         result, last_writer = [], {}
         for i, op in enumerate(ops):
-            result.append([last_writer[b] for b in op.input
-                           if b in last_writer])
+            result.append([last_writer[b] for b in op.input if b in last_writer])
             for b in op.output:
                 last_writer[b] = i
         return result
@@ -295,19 +309,19 @@ def verify_graph_equality(net_a, net_b):
     if len(net_a.op) != len(net_b.op):
         return False
     for op_a, op_b in zip(net_a.op, net_b.op):
-        if (op_a.type, op_a.engine) != (op_b.type, op_b.engine) or \
-                op_a.device_option != op_b.device_option:
+        if (op_a.type, op_a.engine) != (
+            op_b.type,
+            op_b.engine,
+        ) or op_a.device_option != op_b.device_option:
             return False
     parents_a, parents_b = producers(net_a.op), producers(net_b.op)
     for j, (a, b) in enumerate(zip(parents_a, parents_b)):
         if a != b:
-            log.error("Op %d (%s) reads from ops %s instead of %s", j,
-                      net_a.op[j].type, b, a)
+            log.error("Op %d (%s) reads from ops %s instead of %s", j, net_a.op[j].type, b, a)
     return parents_a == parents_b
 
 
-Statistics = collections.namedtuple(
-    'Statistics', ['baseline_nbytes', 'optimized_nbytes'])
+Statistics = collections.namedtuple("Statistics", ["baseline_nbytes", "optimized_nbytes"])
 
 
 def blob_nbytes(blob):
@@ -315,21 +329,17 @@ def blob_nbytes(blob):
     try:
         sz = workspace.FetchBlob(blob).nbytes
     except Exception:
-        log.warning('Error when fetching blob {}'.format(blob))
+        log.warning("Error when fetching blob {}".format(blob))
     return sz
 
 
 def compute_statistics(assignments):
-    blob_bytes = {
-        blob: blob_nbytes(blob) for assignment in assignments
-        for (blob, _) in assignment}
+    blob_bytes = {blob: blob_nbytes(blob) for assignment in assignments for (blob, _) in assignment}
     baseline_nbytes = sum(blob_bytes.values())
     optimized_nbytes = sum(
-        max(blob_bytes[blob] for (blob, _) in assignment)
-        for assignment in assignments)
-    return Statistics(
-        baseline_nbytes=baseline_nbytes,
-        optimized_nbytes=optimized_nbytes)
+        max(blob_bytes[blob] for (blob, _) in assignment) for assignment in assignments
+    )
+    return Statistics(baseline_nbytes=baseline_nbytes, optimized_nbytes=optimized_nbytes)
 
 
 def collect_blob_sizes(net):
@@ -349,8 +359,7 @@ def optimize_inference_fast(net, static_blobs):
     NetDef."""
     optim = caffe2_pb2.NetDef()
     optim_str = C.memonger_optimize_inference_net(
-        net.SerializeToString(),
-        [str(s) for s in static_blobs]
+        net.SerializeToString(), [str(s) for s in static_blobs]
     )
     optim.ParseFromString(optim_str)
     return optim

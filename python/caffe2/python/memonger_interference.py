@@ -12,7 +12,7 @@ import enum
 import logging
 
 log = logging.getLogger("memonger")
-LiveRange = collections.namedtuple('LiveRange', ["defined", "used", "size"])
+LiveRange = collections.namedtuple("LiveRange", ["defined", "used", "size"])
 
 
 def _networkx():
@@ -22,7 +22,8 @@ def _networkx():
         raise ImportError(
             "memonger.optimize_interference needs networkx (Debian package "
             "python3-networkx); the C++ passes (share_grad_blobs, "
-            "optimize_inference_fast) do not")
+            "optimize_inference_fast) do not"
+        )
     return networkx
 
 
@@ -39,29 +40,26 @@ def topological_sort_traversal_longest_path(g):
     for node in reversed(list(nx.topological_sort(g))):
         succ = list(g.successors(node))
         depth[node] = 1 + max((depth[s] for s in succ), default=0)
-    return list(nx.lexicographical_topological_sort(
-        g, key=lambda n: (-depth[n], n)))
+    return list(nx.lexicographical_topological_sort(g, key=lambda n: (-depth[n], n)))
 
 
 def compute_ranges(linearized_ops, blob_sizes=None):
     """{blob: LiveRange(defined=first writer index, used=last reader
     index, size)} over `linearized_ops`."""
     if not blob_sizes:
-        log.warning('Provide blob sizes to get more accurate assignments.')
-    blobs = collections.defaultdict(
-        lambda: LiveRange(defined=None, used=None, size=None))
+        log.warning("Provide blob sizes to get more accurate assignments.")
+    blobs = collections.defaultdict(lambda: LiveRange(defined=None, used=None, size=None))
     for i, op in enumerate(linearized_ops):
         for blob in op.input:
             r = blobs[blob]
             size = blob_sizes[blob] if blob_sizes else None
-            blobs[blob] = r._replace(
-                used=i if r.used is None else max(r.used, i), size=size)
+            blobs[blob] = r._replace(used=i if r.used is None else max(r.used, i), size=size)
         for blob in op.output:
             r = blobs[blob]
             size = blob_sizes[blob] if blob_sizes else None
             blobs[blob] = r._replace(
-                defined=i if r.defined is None else min(r.defined, i),
-                size=size)
+                defined=i if r.defined is None else min(r.defined, i), size=size
+            )
     return blobs
 
 
@@ -71,8 +69,7 @@ def is_compatible(candidate_range, assignment, static_blobs):
     name, range_ = assignment[-1]
     if name in static_blobs:
         return False
-    if candidate_range.defined is None or range_.defined is None or \
-            range_.used is None:
+    if candidate_range.defined is None or range_.defined is None or range_.used is None:
         return False
     return candidate_range.defined > range_.used
 
@@ -107,8 +104,7 @@ def compute_assignments_greedy(ranges_sorted, init_assignments=None):
         if name in visited:
             continue
         size = range_.size or 0
-        candidates = [a for a in assignments
-                      if is_compatible(range_, a, [])]
+        candidates = [a for a in assignments if is_compatible(range_, a, [])]
         if candidates:
             best = min(candidates, key=lambda a: abs(_get_max_size(a) - size))
             best.append((name, range_))
@@ -132,10 +128,8 @@ def compute_assignments(ranges, static_blobs, algo):
             continue
         # A blob never read lives until its definition only.
         used = r.used if r.used is not None else r.defined
-        items.append((name, LiveRange(defined=r.defined, used=used,
-                                      size=r.size)))
-    items.sort(key=lambda p: (-1 if p[1].defined is None else p[1].defined,
-                              p[0]))
+        items.append((name, LiveRange(defined=r.defined, used=used, size=r.size)))
+    items.sort(key=lambda p: (-1 if p[1].defined is None else p[1].defined, p[0]))
     return compute_assignments_greedy(items)
 
 
@@ -160,18 +154,18 @@ def compute_interference_graph(ops):
     return g
 
 
-Optimization = collections.namedtuple(
-    'Optimization', ['net', 'assignments', 'blob_assignments'])
+Optimization = collections.namedtuple("Optimization", ["net", "assignments", "blob_assignments"])
 
 
 def apply_assignments(net, blob_assignments):
     """Renames the blobs of `net` in place ({blob: canonical blob})."""
+
     def rename(names):
         for i, name in enumerate(names):
             names[i] = blob_assignments.get(name, name)
 
     for op in net.op:
-        if op.type.startswith('RecurrentNetwork'):
+        if op.type.startswith("RecurrentNetwork"):
             for arg in op.arg:
                 if arg.name.endswith("step_net"):
                     apply_assignments(arg.n, blob_assignments)
@@ -180,10 +174,13 @@ def apply_assignments(net, blob_assignments):
         rename(op.output)
 
 
-def optimize_interference(net, static_blobs,
-                          ordering_function=topological_sort_traversal,
-                          blob_sizes=None,
-                          algo=AssignmentAlgorithm.GREEDY):
+def optimize_interference(
+    net,
+    static_blobs,
+    ordering_function=topological_sort_traversal,
+    blob_sizes=None,
+    algo=AssignmentAlgorithm.GREEDY,
+):
     """Reorders the ops of a copy of `net` (a NetDef) by
     `ordering_function`, then shares blobs with disjoint live ranges in
     that order (all but static_blobs). Returns Optimization(net,
@@ -198,5 +195,4 @@ def optimize_interference(net, static_blobs,
     assignments = compute_assignments(ranges, static_blobs, algo)
     blob_assignments = compute_blob_assignment(assignments)
     apply_assignments(net, blob_assignments)
-    return Optimization(net=net, blob_assignments=blob_assignments,
-                        assignments=assignments)
+    return Optimization(net=net, blob_assignments=blob_assignments, assignments=assignments)

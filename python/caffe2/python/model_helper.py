@@ -4,22 +4,54 @@ import logging
 
 from caffe2.python import core, scope, workspace
 from caffe2.python.modeling import parameter_info
-from caffe2.python.modeling.parameter_sharing import (
-    parameter_sharing_context)
-from caffe2.python.optimizer_context import (
-    OptimizerContext, DEFAULT_OPTIM)
+from caffe2.python.modeling.parameter_sharing import parameter_sharing_context
+from caffe2.python.optimizer_context import OptimizerContext, DEFAULT_OPTIM
 from caffe2.python.regularizer_context import RegularizerContext
 
 _known_working_ops = [
-    "Accuracy", "Adam", "Add", "Adagrad", "SparseAdagrad", "AveragedLoss",
-    "Cast", "Checkpoint", "ConstantFill", "Copy", "CopyGPUToCPU",
-    "CopyCPUToGPU", "DequeueBlobs", "EnsureCPUOutput", "ExpandDims",
-    "Flatten", "FlattenToVec", "LabelCrossEntropy", "LearningRate",
-    "MakeTwoClass", "MatMul", "NCCLAllreduce", "NHWC2NCHW", "PackSegments",
-    "Print", "PRelu", "ReduceFrontSum", "Scale", "ScatterWeightedSum",
-    "Sigmoid", "SortedSegmentSum", "Snapshot", "Softmax", "SoftmaxWithLoss",
-    "SquaredL2Distance", "Squeeze", "StopGradient", "Summarize", "Tanh",
-    "Transpose", "UnpackSegments", "WeightedSum", "YellowFin",
+    "Accuracy",
+    "Adam",
+    "Add",
+    "Adagrad",
+    "SparseAdagrad",
+    "AveragedLoss",
+    "Cast",
+    "Checkpoint",
+    "ConstantFill",
+    "Copy",
+    "CopyGPUToCPU",
+    "CopyCPUToGPU",
+    "DequeueBlobs",
+    "EnsureCPUOutput",
+    "ExpandDims",
+    "Flatten",
+    "FlattenToVec",
+    "LabelCrossEntropy",
+    "LearningRate",
+    "MakeTwoClass",
+    "MatMul",
+    "NCCLAllreduce",
+    "NHWC2NCHW",
+    "PackSegments",
+    "Print",
+    "PRelu",
+    "ReduceFrontSum",
+    "Scale",
+    "ScatterWeightedSum",
+    "Sigmoid",
+    "SortedSegmentSum",
+    "Snapshot",
+    "Softmax",
+    "SoftmaxWithLoss",
+    "SquaredL2Distance",
+    "Squeeze",
+    "StopGradient",
+    "Summarize",
+    "Tanh",
+    "Transpose",
+    "UnpackSegments",
+    "WeightedSum",
+    "YellowFin",
 ]
 
 
@@ -31,8 +63,15 @@ class ModelHelper(object):
     `model.Relu(x, y)` appends a Relu to `model.net`.
     """
 
-    def __init__(self, name=None, init_params=True, allow_not_known_ops=True,
-                 skip_sparse_optim=False, param_model=None, arg_scope=None):
+    def __init__(
+        self,
+        name=None,
+        init_params=True,
+        allow_not_known_ops=True,
+        skip_sparse_optim=False,
+        param_model=None,
+        arg_scope=None,
+    ):
         self.name = name or "model"
         self.net = core.Net(self.name)
 
@@ -43,7 +82,7 @@ class ModelHelper(object):
             self._parameters_info = param_model._parameters_info
             self._computed_params = param_model._computed_params
         else:
-            self.param_init_net = core.Net(self.name + '_init')
+            self.param_init_net = core.Net(self.name + "_init")
             self.param_to_grad = {}
             self.params = []
             self._parameters_info = {}
@@ -58,9 +97,9 @@ class ModelHelper(object):
         self.weights = []
         self.biases = []
         self._arg_scope = {
-            'order': "NCHW",
-            'use_cudnn': True,
-            'cudnn_exhaustive_search': False,
+            "order": "NCHW",
+            "use_cudnn": True,
+            "cudnn_exhaustive_search": False,
         }
         if arg_scope is not None:
             self._arg_scope.update(arg_scope)
@@ -82,14 +121,16 @@ class ModelHelper(object):
 
     def _update_param_info_deprecated(self):
         assert len(self._param_info_deprecated) <= len(self.params)
-        for param in self.params[len(self._param_info_deprecated):]:
+        for param in self.params[len(self._param_info_deprecated) :]:
             if not isinstance(param, core.BlobReference):
-                raise ValueError(
-                    "Param %s must be a BlobReference!" % str(param))
-            self._param_info_deprecated.append(parameter_info.ParameterInfo(
-                param_id=len(self._param_info_deprecated),
-                param=param,
-                shape=self._infer_param_shape(param)))
+                raise ValueError("Param %s must be a BlobReference!" % str(param))
+            self._param_info_deprecated.append(
+                parameter_info.ParameterInfo(
+                    param_id=len(self._param_info_deprecated),
+                    param=param,
+                    shape=self._infer_param_shape(param),
+                )
+            )
         for info in self._param_info_deprecated:
             info.grad = self.param_to_grad.get(info.name)
 
@@ -108,18 +149,18 @@ class ModelHelper(object):
         if isinstance(param_name, core.BlobReference):
             param_name = str(param_name)
         elif isinstance(param_name, str):
-            param_name = parameter_sharing_context.get_parameter_name(
-                param_name)
+            param_name = parameter_sharing_context.get_parameter_name(param_name)
         else:
-            raise TypeError("Unsupported type for param_name: %s" %
-                            type(param_name))
+            raise TypeError("Unsupported type for param_name: %s" % type(param_name))
 
         if param_name in self._parameters_info:
-            assert self._parameters_info[param_name].shape == shape, (
-                "Parameter %s was created with shape %s and is requested "
-                "again with shape %s" % (
-                    param_name, self._parameters_info[param_name].shape,
-                    shape))
+            assert (
+                self._parameters_info[param_name].shape == shape
+            ), "Parameter %s was created with shape %s and is requested " "again with shape %s" % (
+                param_name,
+                self._parameters_info[param_name].shape,
+                shape,
+            )
             return self._parameters_info[param_name].blob
 
         param_info = initializer.create_param(
@@ -131,8 +172,7 @@ class ModelHelper(object):
         for tag in self._normalize_tags(tags):
             if optim_context.has_optimizer(tag):
                 param_info.optimizer = optim_context.get_optimizer(tag)
-        if not param_info.optimizer and \
-                optim_context.has_optimizer(DEFAULT_OPTIM):
+        if not param_info.optimizer and optim_context.has_optimizer(DEFAULT_OPTIM):
             param_info.optimizer = optim_context.get_optimizer(DEFAULT_OPTIM)
 
         reg_context = RegularizerContext.current()
@@ -143,8 +183,9 @@ class ModelHelper(object):
         return param_info.blob
 
     def get_param_info(self, param):
-        assert isinstance(param, core.BlobReference), \
-            "Param {} is not a BlobReference".format(param)
+        assert isinstance(param, core.BlobReference), "Param {} is not a BlobReference".format(
+            param
+        )
         return self._parameters_info.get(param, None)
 
     def add_param_DEPRECATED(self, param, key=None, shape=None, length=None):
@@ -157,9 +198,15 @@ class ModelHelper(object):
         shape = shape if shape is not None else self._infer_param_shape(param)
         if not isinstance(param, core.BlobReference):
             raise ValueError("Param %s must be a BlobReference!" % str(param))
-        self._param_info_deprecated.append(parameter_info.ParameterInfo(
-            param_id=len(self._param_info_deprecated),
-            param=param, shape=shape, key=key, length=length))
+        self._param_info_deprecated.append(
+            parameter_info.ParameterInfo(
+                param_id=len(self._param_info_deprecated),
+                param=param,
+                shape=shape,
+                key=key,
+                length=length,
+            )
+        )
         return self._param_info_deprecated[-1]
 
     def AddParameter(self, param, tags=None):
@@ -180,7 +227,7 @@ class ModelHelper(object):
     def _NormalizeNamescope(namescope):
         if namescope is None:
             return scope.CurrentNameScope()
-        elif namescope == '' or namescope.endswith(scope._NAMESCOPE_SEPARATOR):
+        elif namescope == "" or namescope.endswith(scope._NAMESCOPE_SEPARATOR):
             return namescope
         return namescope + scope._NAMESCOPE_SEPARATOR
 
@@ -188,10 +235,9 @@ class ModelHelper(object):
         """Parameters under `namescope` (None: the current NameScope; '':
         all of them)."""
         namescope = ModelHelper._NormalizeNamescope(namescope)
-        if namescope == '':
+        if namescope == "":
             return self.params[:]
-        return [p for p in self.params
-                if p.GetNameScope().startswith(namescope)]
+        return [p for p in self.params if p.GetNameScope().startswith(namescope)]
 
     def Proto(self):
         return self.net.Proto()
@@ -204,8 +250,7 @@ class ModelHelper(object):
         self.net.RunAllOnGPU(*args, **kwargs)
 
     def CreateDB(self, blob_out, db, db_type, **kwargs):
-        return self.param_init_net.CreateDB(
-            [], blob_out, db=db, db_type=db_type, **kwargs)
+        return self.param_init_net.CreateDB([], blob_out, db=db, db_type=db_type, **kwargs)
 
     def AddGradientOperators(self, *args, **kwargs):
         """Adds the backward pass to `net` (once) and fills param_to_grad;
@@ -223,7 +268,8 @@ class ModelHelper(object):
                 param_info.grad = grad
             else:
                 self._parameters_info[param] = parameter_info.ParameterInfo(
-                    param_id=None, param=param, grad=grad)
+                    param_id=None, param=param, grad=grad
+                )
         return self.grad_map
 
     def get_param_to_grad(self, params):
@@ -241,15 +287,16 @@ class ModelHelper(object):
         ones skipped with skip_sparse_optim)."""
         params = params or self.GetParams()
         param_to_grad = self.get_param_to_grad(params)
-        param_to_grad = {p: g for p, g in param_to_grad.items()
-                         if not (isinstance(g, core.GradientSlice) and
-                                 self.skip_sparse_optim)}
+        param_to_grad = {
+            p: g
+            for p, g in param_to_grad.items()
+            if not (isinstance(g, core.GradientSlice) and self.skip_sparse_optim)
+        }
         param_infos = []
         for param, grad in param_to_grad.items():
             info = self.get_param_info(param)
             if info is None:
-                info = parameter_info.ParameterInfo(
-                    param_id=None, param=param, grad=grad)
+                info = parameter_info.ParameterInfo(param_id=None, param=param, grad=grad)
                 self._parameters_info[param] = info
             else:
                 info.grad = grad
@@ -267,47 +314,46 @@ class ModelHelper(object):
 
     def Validate(self):
         dupes = self._Validate()
-        assert dupes == [], \
-            "Duplicate params: {}".format(dupes)
+        assert dupes == [], "Duplicate params: {}".format(dupes)
 
     def GetComputedParams(self, namescope=None):
         namescope = ModelHelper._NormalizeNamescope(namescope)
-        if namescope == '':
+        if namescope == "":
             return self._computed_params[:]
-        return [p for p in self._computed_params
-                if p.GetNameScope().startswith(namescope)]
+        return [p for p in self._computed_params if p.GetNameScope().startswith(namescope)]
 
     def GetAllParams(self, namescope=None):
         return self.GetParams(namescope) + self.GetComputedParams(namescope)
 
-    def TensorProtosDBInput(self, unused_blob_in, blob_out, batch_size, db,
-                            db_type, **kwargs):
+    def TensorProtosDBInput(self, unused_blob_in, blob_out, batch_size, db, db_type, **kwargs):
         dbreader_name = "dbreader_" + db
-        dbreader = self.param_init_net.CreateDB(
-            [], dbreader_name, db=db, db_type=db_type)
-        return self.net.TensorProtosDBInput(
-            dbreader, blob_out, batch_size=batch_size, **kwargs)
+        dbreader = self.param_init_net.CreateDB([], dbreader_name, db=db, db_type=db_type)
+        return self.net.TensorProtosDBInput(dbreader, blob_out, batch_size=batch_size, **kwargs)
 
     def GetDevices(self):
-        assert len(self._devices) > 0, \
-            "Use data_parallel_model to run model on multiple devices."
+        assert len(self._devices) > 0, "Use data_parallel_model to run model on multiple devices."
         return self._devices
 
     def __getattr__(self, op_type):
         """Operators of `net`, e.g. model.Relu(...)."""
-        if op_type.startswith('__'):
+        if op_type.startswith("__"):
             raise AttributeError(op_type)
         if not core.IsOperator(op_type):
             raise AttributeError(
-                'Method ' + op_type + ' is not a registered operator.' +
-                ' Did you mean: [' +
-                ','.join(workspace.C.nearby_opnames(op_type)) + ']')
+                "Method "
+                + op_type
+                + " is not a registered operator."
+                + " Did you mean: ["
+                + ",".join(workspace.C.nearby_opnames(op_type))
+                + "]"
+            )
         if op_type not in _known_working_ops:
             if not self.allow_not_known_ops:
-                raise AttributeError(
-                    "Operator {} is not known to be safe".format(op_type))
-            logging.warning("You are creating an op that the ModelHelper "
-                            "does not recognize: {}.".format(op_type))
+                raise AttributeError("Operator {} is not known to be safe".format(op_type))
+            logging.warning(
+                "You are creating an op that the ModelHelper "
+                "does not recognize: {}.".format(op_type)
+            )
         return self.net.__getattr__(op_type)
 
     def __dir__(self):
@@ -322,13 +368,13 @@ class ModelHelper(object):
             assert info.param_id == id
             return info
         elif grad_type is not None:
-            return [info for info in self._param_info_deprecated
-                    if info.grad_type() == grad_type]
+            return [info for info in self._param_info_deprecated if info.grad_type() == grad_type]
         return self._param_info_deprecated
 
 
-def ExtractPredictorNet(net_proto, input_blobs, output_blobs, device=None,
-                        renames=None, disabled_inputs=None):
+def ExtractPredictorNet(
+    net_proto, input_blobs, output_blobs, device=None, renames=None, disabled_inputs=None
+):
     """Extracts from a training NetDef the ops needed to compute
     `output_blobs` from `input_blobs`.
 
@@ -358,15 +404,16 @@ def ExtractPredictorNet(net_proto, input_blobs, output_blobs, device=None,
     # an output can belong to the predictor.
     try:
         first_op_with_input = min(
-            j for j in range(len(ops))
-            if input_blobs.intersection(ops[j].input) and
-            ops[j].type != 'StopGradient')
+            j
+            for j in range(len(ops))
+            if input_blobs.intersection(ops[j].input) and ops[j].type != "StopGradient"
+        )
     except ValueError:
         raise Exception("No ops with input={}".format(input_blobs))
     try:
         last_op_with_output = max(
-            j for j in range(len(ops))
-            if output_blobs.intersection(ops[j].output))
+            j for j in range(len(ops)) if output_blobs.intersection(ops[j].output)
+        )
     except ValueError:
         raise Exception("No ops with output={}".format(output_blobs))
 
@@ -376,34 +423,36 @@ def ExtractPredictorNet(net_proto, input_blobs, output_blobs, device=None,
                 raise Exception(
                     "An operator had is_test=0, did you try to extract a "
                     "predictor from a train model (instead of test model)?"
-                    " Op was: {}".format(str(op)))
+                    " Op was: {}".format(str(op))
+                )
 
     def rename_list(proto_list):
         new_list = [renames.get(b, b) for b in proto_list]
         del proto_list[:]
         proto_list.extend(new_list)
 
-    for op in ops[first_op_with_input:(last_op_with_output + 1)]:
+    for op in ops[first_op_with_input : (last_op_with_output + 1)]:
         if known_blobs.issuperset(op.input):
-            if op.type == 'RecurrentNetwork':
+            if op.type == "RecurrentNetwork":
                 for arg in op.arg:
-                    if arg.name == 'backward_step_net':
-                        arg.ClearField('n')
-                    elif arg.name == 'backward_link_internal':
-                        arg.ClearField('strings')
+                    if arg.name == "backward_step_net":
+                        arg.ClearField("n")
+                    elif arg.name == "backward_link_internal":
+                        arg.ClearField("strings")
             if device is not None:
                 op.device_option.device_type = device.device_type
                 op.device_option.cuda_gpu_id = device.cuda_gpu_id
             validate_op(op)
             predict_proto.op.extend([op])
             known_blobs.update(op.output)
-            external_inputs.update(
-                set(op.input).intersection(orig_external_inputs))
-            external_outputs.update(
-                set(op.output).intersection(orig_external_outputs))
+            external_inputs.update(set(op.input).intersection(orig_external_inputs))
+            external_outputs.update(set(op.output).intersection(orig_external_outputs))
         else:
-            logging.debug("Op {} had unknown inputs: {}".format(
-                op.type, set(op.input).difference(known_blobs)))
+            logging.debug(
+                "Op {} had unknown inputs: {}".format(
+                    op.type, set(op.input).difference(known_blobs)
+                )
+            )
 
     predict_proto.external_input.extend(external_inputs)
     predict_proto.external_output.extend(external_outputs)
@@ -416,8 +465,7 @@ def ExtractPredictorNet(net_proto, input_blobs, output_blobs, device=None,
         rename_list(op.input)
         rename_list(op.output)
 
-    return predict_net, list(
-        set(predict_proto.external_input) - set(renamed_input_blobs))
+    return predict_net, list(set(predict_proto.external_input) - set(renamed_input_blobs))
 
 
-__all__ = ['ModelHelper', 'ExtractPredictorNet']
+__all__ = ["ModelHelper", "ExtractPredictorNet"]

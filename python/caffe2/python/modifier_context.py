@@ -1,5 +1,5 @@
 """A context holding a name -> modifier map (optimizers, regularizers)."""
-DEFAULT_MODIFIER = 'DEFAULT'
+DEFAULT_MODIFIER = "DEFAULT"
 
 
 class ModifierContext(object):

@@ -22,15 +22,32 @@ import logging
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, scope
 from caffe2.python.optimizer_adaptive import (  # noqa: F401 (upstream names)
-    AdagradOptimizer, AdamOptimizer, FtrlOptimizer, RmsPropOptimizer)
+    AdagradOptimizer,
+    AdamOptimizer,
+    FtrlOptimizer,
+    RmsPropOptimizer,
+)
 from caffe2.python.optimizer_base import (  # noqa: F401 (upstream names)
-    _OPTIMIZER_ITERATION_NAME, AuxOptimizerParams, Optimizer,
-    _optimizer_instance_count)
+    _OPTIMIZER_ITERATION_NAME,
+    AuxOptimizerParams,
+    Optimizer,
+    _optimizer_instance_count,
+)
 from caffe2.python.optimizer_build import (  # noqa: F401 (upstream names)
-    _LEARNING_RATE_INJECTION, _build, _calc_norm_ratio, _get_param_to_device,
-    get_lr_injection, get_param_device, set_lr_injection)
+    _LEARNING_RATE_INJECTION,
+    _build,
+    _calc_norm_ratio,
+    _get_param_to_device,
+    get_lr_injection,
+    get_param_device,
+    set_lr_injection,
+)
 from caffe2.python.optimizer_sgd import (  # noqa: F401 (upstream names)
-    FP16SgdOptimizer, MultiPrecisionSgdOptimizer, SgdOptimizer, _warmup_spec)
+    FP16SgdOptimizer,
+    MultiPrecisionSgdOptimizer,
+    SgdOptimizer,
+    _warmup_spec,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -52,36 +69,44 @@ class WeightDecayBuilder(Optimizer):
         if param_init_net.BlobIsDefined(wd_name):
             WD = param_init_net.GetBlobRef(wd_name)
         else:
-            WD = param_init_net.ConstantFill(
-                [], wd_name, shape=[1], value=self.weight_decay)
+            WD = param_init_net.ConstantFill([], wd_name, shape=[1], value=self.weight_decay)
         if isinstance(param_info.grad, core.GradientSlice):
-            raise ValueError(
-                "Weight decay does not yet support sparse gradients")
-        net.WeightedSum([param_info.grad, ONE, param_info.blob, WD],
-                        param_info.grad)
+            raise ValueError("Weight decay does not yet support sparse gradients")
+        net.WeightedSum([param_info.grad, ONE, param_info.blob, WD], param_info.grad)
 
 
 def add_weight_decay(model, weight_decay):
     """grad += weight_decay * param for every weight of the model."""
-    _build(model, WeightDecayBuilder(weight_decay=weight_decay),
-           weights_only=True, use_param_info_optim=False)
+    _build(
+        model,
+        WeightDecayBuilder(weight_decay=weight_decay),
+        weights_only=True,
+        use_param_info_optim=False,
+    )
 
 
-def build_sgd(model, base_learning_rate, max_gradient_norm=None,
-              allow_lr_injection=False, **kwargs):
+def build_sgd(
+    model, base_learning_rate, max_gradient_norm=None, allow_lr_injection=False, **kwargs
+):
     sgd_optimizer = SgdOptimizer(base_learning_rate, **kwargs)
-    return _build(model, sgd_optimizer, max_gradient_norm=max_gradient_norm,
-                  allow_lr_injection=allow_lr_injection)
+    return _build(
+        model,
+        sgd_optimizer,
+        max_gradient_norm=max_gradient_norm,
+        allow_lr_injection=allow_lr_injection,
+    )
 
 
-def build_multi_precision_sgd(model, base_learning_rate,
-                              max_gradient_norm=None,
-                              allow_lr_injection=False, **kwargs):
-    multi_prec_sgd_optimizer = MultiPrecisionSgdOptimizer(
-        base_learning_rate, **kwargs)
-    return _build(model, multi_prec_sgd_optimizer,
-                  max_gradient_norm=max_gradient_norm,
-                  allow_lr_injection=allow_lr_injection)
+def build_multi_precision_sgd(
+    model, base_learning_rate, max_gradient_norm=None, allow_lr_injection=False, **kwargs
+):
+    multi_prec_sgd_optimizer = MultiPrecisionSgdOptimizer(base_learning_rate, **kwargs)
+    return _build(
+        model,
+        multi_prec_sgd_optimizer,
+        max_gradient_norm=max_gradient_norm,
+        allow_lr_injection=allow_lr_injection,
+    )
 
 
 def build_fp16_sgd(model, base_learning_rate, **kwargs):
@@ -91,32 +116,48 @@ def build_fp16_sgd(model, base_learning_rate, **kwargs):
 
 def build_ftrl(model, engine="SIMD", **kwargs):
     if engine == "SIMD":
-        assert core.IsOperator('Ftrl_ENGINE_SIMD')
-        assert core.IsOperator('SparseFtrl_ENGINE_SIMD')
+        assert core.IsOperator("Ftrl_ENGINE_SIMD")
+        assert core.IsOperator("SparseFtrl_ENGINE_SIMD")
     ftrl_optimizer = FtrlOptimizer(engine=engine, **kwargs)
     return _build(model, ftrl_optimizer)
 
 
-def build_adagrad(model, base_learning_rate, parameters=None,
-                  max_gradient_norm=None, allow_lr_injection=False,
-                  **kwargs):
+def build_adagrad(
+    model,
+    base_learning_rate,
+    parameters=None,
+    max_gradient_norm=None,
+    allow_lr_injection=False,
+    **kwargs
+):
     adagrad_optimizer = AdagradOptimizer(alpha=base_learning_rate, **kwargs)
-    return _build(model, adagrad_optimizer,
-                  max_gradient_norm=max_gradient_norm,
-                  allow_lr_injection=allow_lr_injection)
+    return _build(
+        model,
+        adagrad_optimizer,
+        max_gradient_norm=max_gradient_norm,
+        allow_lr_injection=allow_lr_injection,
+    )
 
 
-def build_adam(model, base_learning_rate, max_gradient_norm=None,
-               allow_lr_injection=False, **kwargs):
+def build_adam(
+    model, base_learning_rate, max_gradient_norm=None, allow_lr_injection=False, **kwargs
+):
     adam_optimizer = AdamOptimizer(alpha=base_learning_rate, **kwargs)
-    return _build(model, adam_optimizer,
-                  max_gradient_norm=max_gradient_norm,
-                  allow_lr_injection=allow_lr_injection)
+    return _build(
+        model,
+        adam_optimizer,
+        max_gradient_norm=max_gradient_norm,
+        allow_lr_injection=allow_lr_injection,
+    )
 
 
-def build_rms_prop(model, base_learning_rate, max_gradient_norm=None,
-                   allow_lr_injection=False, **kwargs):
+def build_rms_prop(
+    model, base_learning_rate, max_gradient_norm=None, allow_lr_injection=False, **kwargs
+):
     rms_prop_optimizer = RmsPropOptimizer(alpha=base_learning_rate, **kwargs)
-    return _build(model, rms_prop_optimizer,
-                  max_gradient_norm=max_gradient_norm,
-                  allow_lr_injection=allow_lr_injection)
+    return _build(
+        model,
+        rms_prop_optimizer,
+        max_gradient_norm=max_gradient_norm,
+        allow_lr_injection=allow_lr_injection,
+    )

@@ -11,9 +11,18 @@ from caffe2.python.optimizer_base import Optimizer
 class AdagradOptimizer(Optimizer):
     """Adagrad (Adagrad / SparseAdagrad / RowWiseSparseAdagrad)."""
 
-    def __init__(self, alpha=0.01, epsilon=1e-4, decay=1, policy="fixed",
-                 sparse_dedup_aggregator=None, rowWise=False, engine='',
-                 lars=None, **kwargs):
+    def __init__(
+        self,
+        alpha=0.01,
+        epsilon=1e-4,
+        decay=1,
+        policy="fixed",
+        sparse_dedup_aggregator=None,
+        rowWise=False,
+        engine="",
+        lars=None,
+        **kwargs
+    ):
         super(AdagradOptimizer, self).__init__()
         self.alpha = alpha
         self.epsilon = epsilon
@@ -31,36 +40,43 @@ class AdagradOptimizer(Optimizer):
         if self.alpha <= 0:
             return
         lr, _ = self.build_lr(
-            net, param_init_net, base_learning_rate=self.alpha,
-            policy=self.policy, **(self.init_kwargs))
+            net,
+            param_init_net,
+            base_learning_rate=self.alpha,
+            policy=self.policy,
+            **(self.init_kwargs)
+        )
 
         if self.rowWise:
-            assert isinstance(grad, core.GradientSlice), (
-                "rowWise Adagrad needs a sparse gradient")
+            assert isinstance(grad, core.GradientSlice), "rowWise Adagrad needs a sparse gradient"
             shape = param_init_net.Shape(param, str(param) + "_shape")
-            num_rows = param_init_net.Slice(
-                [shape], str(shape) + "_numrows", starts=[0], ends=[1])
+            num_rows = param_init_net.Slice([shape], str(shape) + "_numrows", starts=[0], ends=[1])
             param_squared_sum = param_init_net.ConstantFill(
-                num_rows, str(param) + "_avg_squared_sum", input_as_shape=1,
-                value=0.0)
+                num_rows, str(param) + "_avg_squared_sum", input_as_shape=1, value=0.0
+            )
         else:
             param_squared_sum = param_init_net.ConstantFill(
-                [param], str(param) + "_squared_sum", value=0.0)
+                [param], str(param) + "_squared_sum", value=0.0
+            )
         self._aux_params.local.append(param_squared_sum)
 
         if isinstance(grad, core.GradientSlice):
             grad = self.dedup(net, self.sparse_dedup_aggregator, grad)
-            op = 'RowWiseSparseAdagrad' if self.rowWise else 'SparseAdagrad'
+            op = "RowWiseSparseAdagrad" if self.rowWise else "SparseAdagrad"
             net.__getattr__(op)(
                 [param, param_squared_sum, grad.indices, grad.values, lr],
                 [param, param_squared_sum],
-                epsilon=self.epsilon, engine=self.engine)
+                epsilon=self.epsilon,
+                engine=self.engine,
+            )
         else:
             net.Adagrad(
                 [param, param_squared_sum, grad, lr],
                 [param, param_squared_sum],
-                epsilon=self.epsilon, decay=float(self.decay),
-                engine=self.engine)
+                epsilon=self.epsilon,
+                decay=float(self.decay),
+                engine=self.engine,
+            )
 
     def scale_learning_rate(self, scale):
         self.alpha *= scale
@@ -69,8 +85,9 @@ class AdagradOptimizer(Optimizer):
 class FtrlOptimizer(Optimizer):
     """FTRL (Ftrl / SparseFtrl) with `<param>_ftrl_nz` state."""
 
-    def __init__(self, alpha=0.01, beta=1e-4, lambda1=0, lambda2=0,
-                 sparse_dedup_aggregator=None, engine=''):
+    def __init__(
+        self, alpha=0.01, beta=1e-4, lambda1=0, lambda2=0, sparse_dedup_aggregator=None, engine=""
+    ):
         super(FtrlOptimizer, self).__init__()
         self.alpha = alpha
         self.beta = beta
@@ -85,18 +102,30 @@ class FtrlOptimizer(Optimizer):
         if self.alpha <= 0:
             return
         nz = param_init_net.ConstantFill(
-            [param], str(param) + "_ftrl_nz", extra_shape=[2], value=0.0)
+            [param], str(param) + "_ftrl_nz", extra_shape=[2], value=0.0
+        )
         self._aux_params.local.append(nz)
         if isinstance(grad, core.GradientSlice):
             grad = self.dedup(net, self.sparse_dedup_aggregator, grad)
-            net.SparseFtrl([param, nz, grad.indices, grad.values],
-                           [param, nz], engine=self.engine, alpha=self.alpha,
-                           beta=self.beta, lambda1=self.lambda1,
-                           lambda2=self.lambda2)
+            net.SparseFtrl(
+                [param, nz, grad.indices, grad.values],
+                [param, nz],
+                engine=self.engine,
+                alpha=self.alpha,
+                beta=self.beta,
+                lambda1=self.lambda1,
+                lambda2=self.lambda2,
+            )
         else:
-            net.Ftrl([param, nz, grad], [param, nz], engine=self.engine,
-                     alpha=self.alpha, beta=self.beta, lambda1=self.lambda1,
-                     lambda2=self.lambda2)
+            net.Ftrl(
+                [param, nz, grad],
+                [param, nz],
+                engine=self.engine,
+                alpha=self.alpha,
+                beta=self.beta,
+                lambda1=self.lambda1,
+                lambda2=self.lambda2,
+            )
 
     def scale_learning_rate(self, scale):
         self.alpha *= scale
@@ -106,9 +135,18 @@ class AdamOptimizer(Optimizer):
     """Adam with `<param>_first_moment` / `_second_moment` state and the
     iteration counter for bias correction."""
 
-    def __init__(self, alpha=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 policy='fixed', sparse_dedup_aggregator=None, rowWise=False,
-                 engine='', **kwargs):
+    def __init__(
+        self,
+        alpha=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-8,
+        policy="fixed",
+        sparse_dedup_aggregator=None,
+        rowWise=False,
+        engine="",
+        **kwargs
+    ):
         super(AdamOptimizer, self).__init__()
         self.alpha = alpha
         self.beta1 = beta1
@@ -126,21 +164,22 @@ class AdamOptimizer(Optimizer):
         if self.alpha <= 0:
             return
         lr, iteration = self.build_lr(
-            net, param_init_net, base_learning_rate=self.alpha,
-            policy=self.policy, **(self.init_kwargs))
+            net,
+            param_init_net,
+            base_learning_rate=self.alpha,
+            policy=self.policy,
+            **(self.init_kwargs)
+        )
 
-        m1 = param_init_net.ConstantFill(
-            [param], param + "_first_moment", value=0.0)
+        m1 = param_init_net.ConstantFill([param], param + "_first_moment", value=0.0)
         if self.rowWise:
             shape = param_init_net.Shape(param, str(param) + "_shape")
-            num_rows = param_init_net.Slice(
-                [shape], str(shape) + "_numrows", starts=[0], ends=[1])
+            num_rows = param_init_net.Slice([shape], str(shape) + "_numrows", starts=[0], ends=[1])
             m2 = param_init_net.ConstantFill(
-                num_rows, param + "_avg_second_moment", input_as_shape=1,
-                value=0.0)
+                num_rows, param + "_avg_second_moment", input_as_shape=1, value=0.0
+            )
         else:
-            m2 = param_init_net.ConstantFill(
-                [param], param + "_second_moment", value=0.0)
+            m2 = param_init_net.ConstantFill([param], param + "_second_moment", value=0.0)
         self._aux_params.shared.append(iteration)
         self._aux_params.local.append(m1)
         self._aux_params.local.append(m2)
@@ -149,18 +188,26 @@ class AdamOptimizer(Optimizer):
             assert isinstance(grad, core.GradientSlice), (
                 "If SparseAdam with rowWise=True, gradient must be a "
                 "gradientslice. PLease ensure that rowWise is not enabled "
-                "for the dense Adam optimizer, as it is not supported.")
+                "for the dense Adam optimizer, as it is not supported."
+            )
         if isinstance(grad, core.GradientSlice):
             grad = self.dedup(net, self.sparse_dedup_aggregator, grad)
-            op = 'RowWiseSparseAdam' if self.rowWise else 'SparseAdam'
+            op = "RowWiseSparseAdam" if self.rowWise else "SparseAdam"
             net.__getattr__(op)(
                 [param, m1, m2, grad.indices, grad.values, lr, iteration],
                 [param, m1, m2],
-                beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon)
+                beta1=self.beta1,
+                beta2=self.beta2,
+                epsilon=self.epsilon,
+            )
         else:
             net.Adam(
-                [param, m1, m2, grad, lr, iteration], [param, m1, m2],
-                beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon)
+                [param, m1, m2, grad, lr, iteration],
+                [param, m1, m2],
+                beta1=self.beta1,
+                beta2=self.beta2,
+                epsilon=self.epsilon,
+            )
 
     def scale_learning_rate(self, scale):
         self.alpha *= scale
@@ -170,8 +217,9 @@ class RmsPropOptimizer(Optimizer):
     """RMSProp: RmsProp computes the step into `<param>_grad_o`, then
     MomentumSGDUpdate applies it (dense gradients only)."""
 
-    def __init__(self, alpha=0.01, decay=0.9, momentum=0.0, epsilon=1e-5,
-                 policy='fixed', engine='', **kwargs):
+    def __init__(
+        self, alpha=0.01, decay=0.9, momentum=0.0, epsilon=1e-5, policy="fixed", engine="", **kwargs
+    ):
         super(RmsPropOptimizer, self).__init__()
         self.alpha = alpha
         self.decay = decay
@@ -184,29 +232,34 @@ class RmsPropOptimizer(Optimizer):
     def _run(self, net, param_init_net, param_info):
         param = param_info.blob
         grad = param_info.grad
-        assert self.alpha > 0, \
-            "Expect positive alpha, got {}".format(self.alpha)
-        assert not isinstance(grad, core.GradientSlice), \
-            "RmsPropOptimizer doesn't support sparse gradients"
+        assert self.alpha > 0, "Expect positive alpha, got {}".format(self.alpha)
+        assert not isinstance(
+            grad, core.GradientSlice
+        ), "RmsPropOptimizer doesn't support sparse gradients"
 
         ONE = self._one_blob(param_init_net, with_node_name=False)
         lr, _ = self.build_lr(
-            net, param_init_net, base_learning_rate=-self.alpha,
-            policy=self.policy, **(self.init_kwargs))
+            net,
+            param_init_net,
+            base_learning_rate=-self.alpha,
+            policy=self.policy,
+            **(self.init_kwargs)
+        )
 
-        grad_o = param_init_net.ConstantFill(
-            [param], str(param) + "_grad_o", value=0.0)
-        ms = param_init_net.ConstantFill(
-            [param], str(param) + "_mean_squares", value=0.0)
-        mom = param_init_net.ConstantFill(
-            [param], str(param) + "_momentum", value=0.0)
+        grad_o = param_init_net.ConstantFill([param], str(param) + "_grad_o", value=0.0)
+        ms = param_init_net.ConstantFill([param], str(param) + "_mean_squares", value=0.0)
+        mom = param_init_net.ConstantFill([param], str(param) + "_momentum", value=0.0)
         self._aux_params.local.append(ms)
         self._aux_params.local.append(mom)
 
         net.RmsProp(
-            [grad, ms, mom, ONE], [grad_o, ms, mom],
-            decay=self.decay, momentum=self.momentum, epsilon=self.epsilon,
-            engine=self.engine)
+            [grad, ms, mom, ONE],
+            [grad_o, ms, mom],
+            decay=self.decay,
+            momentum=self.momentum,
+            epsilon=self.epsilon,
+            engine=self.engine,
+        )
         net.MomentumSGDUpdate([grad_o, mom, lr, param], [grad_o, mom, param])
 
     def scale_learning_rate(self, scale):

@@ -1,10 +1,9 @@
 """OptimizerContext: optimizers attached to parameters at creation time,
 by parameter tag or DEFAULT (UseOptimizer)."""
 from caffe2.python import context
-from caffe2.python.modifier_context import (
-    ModifierContext, UseModifierBase)
+from caffe2.python.modifier_context import ModifierContext, UseModifierBase
 
-DEFAULT_OPTIM = 'DEFAULT'
+DEFAULT_OPTIM = "DEFAULT"
 
 
 @context.define_context(allow_default=True)
@@ -15,8 +14,7 @@ class OptimizerContext(ModifierContext):
         return self._has_modifier(name)
 
     def get_optimizer(self, name):
-        assert self.has_optimizer(name), \
-            '{} optimizer is not provided!'.format(name)
+        assert self.has_optimizer(name), "{} optimizer is not provided!".format(name)
         return self._get_modifier(name)
 
 

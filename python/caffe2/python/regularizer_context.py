@@ -1,8 +1,7 @@
 """RegularizerContext: regularizers attached to parameters at creation
 time (UseRegularizer)."""
 from caffe2.python import context
-from caffe2.python.modifier_context import (
-    ModifierContext, UseModifierBase)
+from caffe2.python.modifier_context import ModifierContext, UseModifierBase
 
 
 @context.define_context(allow_default=True)
@@ -13,8 +12,7 @@ class RegularizerContext(ModifierContext):
         return self._has_modifier(name)
 
     def get_regularizer(self, name):
-        assert self.has_regularizer(name), \
-            '{} regularizer is not provided!'.format(name)
+        assert self.has_regularizer(name), "{} regularizer is not provided!".format(name)
         return self._get_modifier(name)
 
 

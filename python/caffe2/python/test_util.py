@@ -14,7 +14,7 @@ def rand_array(*dims):
 
 def numOps(net):
     """Number of ops of a Net or NetDef."""
-    proto = net.Proto() if hasattr(net, 'Proto') else net
+    proto = net.Proto() if hasattr(net, "Proto") else net
     return len(proto.op)
 
 
@@ -32,7 +32,7 @@ class TestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        workspace.GlobalInit(['caffe2', '--caffe2_log_level=0'])
+        workspace.GlobalInit(["caffe2", "--caffe2_log_level=0"])
         # Engine preferences would change which kernels op tests exercise.
         core.SetEnginePref({}, {})
 

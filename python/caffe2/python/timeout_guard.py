@@ -27,8 +27,7 @@ def _thread_stacks(only_ident=None):
             continue
         lines.append("\n# ThreadID: %s" % ident)
         for filename, lineno, name, line in traceback.extract_stack(frame):
-            lines.append('File: "%s", line %d, in %s' % (
-                filename, lineno, name))
+            lines.append('File: "%s", line %d, in %s' % (filename, lineno, name))
             if line:
                 lines.append("  %s" % line.strip())
     return "\n".join(lines)
@@ -52,16 +51,16 @@ class WatcherThread(threading.Thread):
                 self.condition.wait(deadline - time.time())
         if self.completed:
             return
-        log.error("[timeout_guard] Timed out after {} secs".format(
-            self.timeout_secs))
-        log.error("[timeout_guard] Stack of the guarded thread:%s",
-                  _thread_stacks(self.caller_thread.ident))
+        log.error("[timeout_guard] Timed out after {} secs".format(self.timeout_secs))
+        log.error(
+            "[timeout_guard] Stack of the guarded thread:%s",
+            _thread_stacks(self.caller_thread.ident),
+        )
         print("Caller thread was: {}".format(self.caller_thread))
         # Signal the main thread itself, so that a blocking call there is
         # interrupted too.
-        if hasattr(signal, 'pthread_kill'):
-            signal.pthread_kill(threading.main_thread().ident,
-                                signal.SIGINT)
+        if hasattr(signal, "pthread_kill"):
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         else:
             os.kill(os.getpid(), signal.SIGINT)
 
@@ -96,11 +95,15 @@ def CompleteInTimeOrDie(timeout_secs):
 
 
 def _EnsureInterruptible():
-    """A process started in the background by a non-interactive shell ignores SIGINT, and Python then
-    installs no KeyboardInterrupt handler: the overrun's SIGINT would do nothing. On the main thread,
-    installs Python's handler for the guarded block; returns the function that restores the old one."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+    """A process started in the background by a non-interactive shell ignores SIGINT, and Python
+    then installs no KeyboardInterrupt handler: the overrun's SIGINT would do nothing. On the main
+    thread, installs Python's handler for the guarded block; returns the function that restores the
+    old one.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    ):
         return lambda: None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     return lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)

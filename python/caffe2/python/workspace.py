@@ -50,7 +50,9 @@ if has_gpu_support:
 
     def GetCudaPeerAccessPattern():
         return np.asarray(C.get_cuda_peer_access_pattern())
+
 else:
+
     def NumCudaDevices():
         return 0
 
@@ -66,6 +68,7 @@ else:
     def GetDeviceProperties(device_id):
         return None
 
+
 IsNUMAEnabled = C.is_numa_enabled
 GetNumNUMANodes = C.get_num_numa_nodes
 GetBlobNUMANode = C.get_blob_numa_node
@@ -75,13 +78,13 @@ def _GetFreeFlaskPort():
     """A free TCP port, preferring mint's default 5000."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        if sock.connect_ex(('127.0.0.1', 5000)) != 0:
+        if sock.connect_ex(("127.0.0.1", 5000)) != 0:
             return 5000
     finally:
         sock.close()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        sock.bind(('', 0))
+        sock.bind(("", 0))
         return sock.getsockname()[1]
     finally:
         sock.close()
@@ -90,14 +93,14 @@ def _GetFreeFlaskPort():
 def StartMint(root_folder=None, port=None):
     """Starts the mint web app in a subprocess (mint is not shipped)."""
     from caffe2.python.mint import app
+
     if root_folder is None:
         root_folder = C.root_folder()
     if port is None:
         port = _GetFreeFlaskPort()
-    process = multiprocessing.Process(
-        target=app.main, args=(['-p', str(port), '-r', root_folder],))
+    process = multiprocessing.Process(target=app.main, args=(["-p", str(port), "-r", root_folder],))
     process.start()
-    print('Mint running at http://{}:{}'.format(socket.getfqdn(), port))
+    print("Mint running at http://{}:{}".format(socket.getfqdn(), port))
     return process
 
 
@@ -107,10 +110,9 @@ def StringifyProto(obj):
         return obj
     if isinstance(obj, Message):
         return obj.SerializeToString()
-    if hasattr(obj, 'Proto'):
+    if hasattr(obj, "Proto"):
         return obj.Proto().SerializeToString()
-    raise ValueError(
-        'Unexpected argument to StringifyProto of type ' + type(obj).__name__)
+    raise ValueError("Unexpected argument to StringifyProto of type " + type(obj).__name__)
 
 
 def ResetWorkspace(root_folder=None):
@@ -130,7 +132,9 @@ def CreateNet(net, overwrite=False, input_blobs=None):
         C.create_net,
         C.Workspace.current._last_failed_op_net_position,
         GetNetName(net),
-        StringifyProto(net), overwrite)
+        StringifyProto(net),
+        overwrite,
+    )
 
 
 def Predictor(init_net, predict_net):
@@ -152,8 +156,7 @@ def RunOperatorsOnce(operators):
     return True
 
 
-def CallWithExceptionIntercept(func, op_id_fetcher, net_name, *args,
-                               **kwargs):
+def CallWithExceptionIntercept(func, op_id_fetcher, net_name, *args, **kwargs):
     """Calls func; on failure prints where the failing op was created."""
     try:
         return func(*args, **kwargs)
@@ -161,12 +164,12 @@ def CallWithExceptionIntercept(func, op_id_fetcher, net_name, *args,
         op_id = op_id_fetcher()
         net_tracebacks = operator_tracebacks.get(net_name, None)
         if net_tracebacks and op_id in net_tracebacks:
-            print('Original python traceback for operator {} in network '
-                  '`{}` in exception above (most recent call last):'.format(
-                      op_id, net_name))
+            print(
+                "Original python traceback for operator {} in network "
+                "`{}` in exception above (most recent call last):".format(op_id, net_name)
+            )
             for filename, line, function in reversed(net_tracebacks[op_id]):
-                print('  File "{}", line {}, in {}'.format(
-                    filename, line, function))
+                print('  File "{}", line {}, in {}'.format(filename, line, function))
         raise
 
 
@@ -175,7 +178,8 @@ def RunNetOnce(net):
         C.run_net_once,
         C.Workspace.current._last_failed_op_net_position,
         GetNetName(net),
-        StringifyProto(net))
+        StringifyProto(net),
+    )
 
 
 def RunNet(name, num_iter=1, allow_fail=False):
@@ -189,12 +193,16 @@ def RunNet(name, num_iter=1, allow_fail=False):
         C.run_net,
         C.Workspace.current._last_failed_op_net_position,
         GetNetName(name),
-        StringifyNetName(name), num_iter, allow_fail)
+        StringifyNetName(name),
+        num_iter,
+        allow_fail,
+    )
 
 
 def RunPlan(plan_or_step):
     # core imports workspace, so it is imported here, when first needed.
     from caffe2.python import core
+
     if isinstance(plan_or_step, core.ExecutionStep):
         plan_or_step = core.Plan(plan_or_step)
     return C.run_plan(StringifyProto(plan_or_step))
@@ -208,13 +216,11 @@ def InferShapesAndTypes(nets, blob_dimensions=None):
     ({name: dims}, {name: TensorProto.DataType}) for the blobs whose shape
     could be inferred.
     """
-    net_protos = [StringifyProto(n.Proto() if hasattr(n, 'Proto') else n)
-                  for n in nets]
+    net_protos = [StringifyProto(n.Proto() if hasattr(n, "Proto") else n) for n in nets]
     if blob_dimensions is None:
         serialized = C.infer_shapes_and_types_from_workspace(net_protos)
     else:
-        serialized = C.infer_shapes_and_types_from_map(
-            net_protos, blob_dimensions)
+        serialized = C.infer_shapes_and_types_from_map(net_protos, blob_dimensions)
     blobdesc = caffe2_pb2.TensorShapes()
     blobdesc.ParseFromString(serialized)
     shapes = {}
@@ -229,8 +235,7 @@ def InferShapesAndTypes(nets, blob_dimensions=None):
 def _StringifyName(name, expected_type):
     if isinstance(name, (str, bytes)):
         return name
-    assert type(name).__name__ == expected_type, \
-        "Expected a string or %s" % expected_type
+    assert type(name).__name__ == expected_type, "Expected a string or %s" % expected_type
     return str(name)
 
 
@@ -251,14 +256,22 @@ def GetNetName(net):
         try:
             return caffe2_pb2.NetDef.FromString(net).name or "(unnamed net)"
         except Exception:
-            return net.decode('utf-8', errors='replace')
+            return net.decode("utf-8", errors="replace")
     if type(net).__name__ == "Net":
         return net.Name()
     if isinstance(net, caffe2_pb2.NetDef):
         return net.name
-    raise TypeError("Expected a net: a Net, a NetDef, a serialized NetDef (bytes) or a net name, got {}{}".format(
-        type(net).__name__, " (use RunOperatorOnce for an operator)"
-        if isinstance(net, caffe2_pb2.OperatorDef) else ""))
+    raise TypeError(
+        (
+            "Expected a net: a Net, a NetDef, a serialized NetDef (bytes) or a net name, "
+            "got {}{}"
+        ).format(
+            type(net).__name__,
+            " (use RunOperatorOnce for an operator)"
+            if isinstance(net, caffe2_pb2.OperatorDef)
+            else "",
+        )
+    )
 
 
 def FeedBlob(name, arr, device_option=None):
@@ -268,21 +281,23 @@ def FeedBlob(name, arr, device_option=None):
     """
     if isinstance(arr, caffe2_pb2.TensorProto):
         arr = utils.Caffe2TensorToNumpyArray(arr)
-    if isinstance(arr, np.ndarray) and arr.dtype.kind in 'SU':
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "SU":
         # C++ stores strings from object arrays.
         arr = arr.astype(object)
 
     if device_option is None:
         device_option = scope.CurrentDeviceScope()
 
-    if (device_option is not None
-            and device_option.device_type == caffe2_pb2.CUDA
-            and isinstance(arr, np.ndarray)
-            and arr.dtype == np.dtype('float64')):
+    if (
+        device_option is not None
+        and device_option.device_type == caffe2_pb2.CUDA
+        and isinstance(arr, np.ndarray)
+        and arr.dtype == np.dtype("float64")
+    ):
         logger.warning(
             "CUDA operators do not support 64-bit doubles, please use "
-            "arr.astype(np.float32) or np.int32 for ints. Blob: {} type: {}"
-            .format(name, arr.dtype))
+            "arr.astype(np.float32) or np.int32 for ints. Blob: {} type: {}".format(name, arr.dtype)
+        )
 
     name = StringifyBlobName(name)
     if device_option is not None:
@@ -302,20 +317,27 @@ def FetchBlob(name):
 def ApplyTransform(transform_key, net):
     """Applies the registered graph transform `transform_key` to a NetDef."""
     transformed = caffe2_pb2.NetDef()
-    transformed.ParseFromString(C.apply_transform(
-        str(transform_key).encode('utf-8'), net.SerializeToString()))
+    transformed.ParseFromString(
+        C.apply_transform(str(transform_key).encode("utf-8"), net.SerializeToString())
+    )
     return transformed
 
 
-def ApplyTransformIfFaster(transform_key, net, init_net, warmup_runs=5,
-                           main_runs=10, improvement_threshold=1.01):
+def ApplyTransformIfFaster(
+    transform_key, net, init_net, warmup_runs=5, main_runs=10, improvement_threshold=1.01
+):
     """Applies a transform only if benchmarking shows it is faster."""
     transformed = caffe2_pb2.NetDef()
-    transformed.ParseFromString(C.apply_transform_if_faster(
-        str(transform_key).encode('utf-8'),
-        net.SerializeToString(),
-        init_net.SerializeToString(),
-        warmup_runs, main_runs, float(improvement_threshold)))
+    transformed.ParseFromString(
+        C.apply_transform_if_faster(
+            str(transform_key).encode("utf-8"),
+            net.SerializeToString(),
+            init_net.SerializeToString(),
+            warmup_runs,
+            main_runs,
+            float(improvement_threshold),
+        )
+    )
     return transformed
 
 
@@ -349,7 +371,7 @@ blobs = _BlobDict()
 # in a workspace of its own.
 _immediate_mode = False
 _immediate_workspace_name = "_CAFFE2_IMMEDIATE"
-_immediate_root_folder = ''
+_immediate_root_folder = ""
 
 
 def IsImmediate():
@@ -380,7 +402,8 @@ def StartImmediate(i_know=False):
         ResetWorkspace(_immediate_root_folder)
     if i_know:
         return
-    print("""
+    print(
+        """
     Enabling immediate mode in caffe2 python is an EXPERIMENTAL feature.
     Every operator you create is run at once in a separate workspace
     ("{}"), so that you can inspect its outputs with FetchImmediate() and
@@ -390,7 +413,10 @@ def StartImmediate(i_know=False):
       - gradient operators are also run at once, with whatever inputs exist;
       - call StopImmediate() to leave immediate mode and drop its blobs.
     Pass i_know=True to StartImmediate() to hide this message.
-    """.format(_immediate_workspace_name))
+    """.format(
+            _immediate_workspace_name
+        )
+    )
 
 
 def StopImmediate():
@@ -402,7 +428,7 @@ def StopImmediate():
     with WorkspaceGuard(_immediate_workspace_name):
         ResetWorkspace()
     shutil.rmtree(_immediate_root_folder, ignore_errors=True)
-    _immediate_root_folder = ''
+    _immediate_root_folder = ""
     _immediate_mode = False
 
 
@@ -428,36 +454,36 @@ def FeedImmediate(*args, **kwargs):
 
 # Python conveniences on the extension's classes.
 
+
 def _Workspace_create_net_with_exception_intercept(ws, net, overwrite=False):
     return CallWithExceptionIntercept(
         ws._create_net,
         ws._last_failed_op_net_position,
         GetNetName(net),
-        StringifyProto(net), overwrite)
+        StringifyProto(net),
+        overwrite,
+    )
 
 
 def _Workspace_run(ws, obj):
     """Runs a Net/NetDef once, a PlanDef, or an OperatorDef in `ws`."""
-    if hasattr(obj, 'Proto'):
+    if hasattr(obj, "Proto"):
         obj = obj.Proto()
     if isinstance(obj, caffe2_pb2.PlanDef):
         return ws._run_plan(obj.SerializeToString())
     if isinstance(obj, caffe2_pb2.NetDef):
         return CallWithExceptionIntercept(
-            ws._run_net,
-            ws._last_failed_op_net_position,
-            GetNetName(obj),
-            obj.SerializeToString())
+            ws._run_net, ws._last_failed_op_net_position, GetNetName(obj), obj.SerializeToString()
+        )
     if isinstance(obj, caffe2_pb2.OperatorDef):
         return ws._run_operator(obj.SerializeToString())
-    raise ValueError(
-        "Don't know how to do Workspace.run() on {}".format(type(obj)))
+    raise ValueError("Don't know how to do Workspace.run() on {}".format(type(obj)))
 
 
 def _Workspace_feed_blob(ws, name, arr, device_option=None):
     if isinstance(arr, caffe2_pb2.TensorProto):
         arr = utils.Caffe2TensorToNumpyArray(arr)
-    if isinstance(arr, np.ndarray) and arr.dtype.kind in 'SU':
+    if isinstance(arr, np.ndarray) and arr.dtype.kind in "SU":
         arr = arr.astype(object)
     if device_option is None:
         device_option = scope.CurrentDeviceScope()

@@ -8,9 +8,10 @@ namespace caffe2 {
 using testing::Op;
 
 TEST(ArgumentHelper, TypingIsStrict) {
-  OperatorDef def = Op("X", {}, {}, {MakeArgument("f", 1.5f), MakeArgument<int64_t>("i", 3),
-                                      MakeArgument<std::string>("s", "text"),
-                                      MakeArgument("ints", std::vector<int64_t>{1, 2})});
+  OperatorDef def = Op(
+      "X", {}, {},
+      {MakeArgument("f", 1.5f), MakeArgument<int64_t>("i", 3),
+       MakeArgument<std::string>("s", "text"), MakeArgument("ints", std::vector<int64_t>{1, 2})});
   ArgumentHelper args(def);
   EXPECT_FLOAT_EQ(args.GetSingleArgument<float>("f", 0.f), 1.5f);
   EXPECT_EQ(args.GetSingleArgument<int>("i", 0), 3);
@@ -24,8 +25,10 @@ TEST(ArgumentHelper, TypingIsStrict) {
     args.GetSingleArgument<float>("i", 0.f);
     FAIL();
   } catch (const EnforceNotMet& e) {
-    EXPECT_NE(std::string(e.what()).find("Argument 'i' does not have the right field: expected field f"),
-              std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("Argument 'i' does not have the right field: expected field f"),
+        std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(args.GetSingleArgument<int>("f", 0), EnforceNotMet);
   EXPECT_THROW(args.GetSingleArgument<std::string>("i", ""), EnforceNotMet);
@@ -39,9 +42,11 @@ TEST(ArgumentHelper, IntegerRangeIsChecked) {
 }
 
 TEST(ArgumentHelper, DuplicatesMustAgree) {
-  OperatorDef same = Op("X", {}, {}, {MakeArgument<int64_t>("a", 1), MakeArgument<int64_t>("a", 1)});
+  OperatorDef same =
+      Op("X", {}, {}, {MakeArgument<int64_t>("a", 1), MakeArgument<int64_t>("a", 1)});
   EXPECT_NO_THROW(ArgumentHelper{same});
-  OperatorDef differ = Op("X", {}, {}, {MakeArgument<int64_t>("a", 1), MakeArgument<int64_t>("a", 2)});
+  OperatorDef differ =
+      Op("X", {}, {}, {MakeArgument<int64_t>("a", 1), MakeArgument<int64_t>("a", 2)});
   EXPECT_THROW(ArgumentHelper{differ}, EnforceNotMet);
 }
 
@@ -61,8 +66,9 @@ TEST(ArgumentHelper, ListsHoldTheirKindOrNothing) {
     args.GetRepeatedArgument<int64_t>("shape");
     FAIL();
   } catch (const EnforceNotMet& e) {
-    EXPECT_NE(std::string(e.what()).find("Argument 'shape' does not have the right field: expected the list "
-                                         "field ints, got s 'abc'"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "Argument 'shape' does not have the right field: expected the list "
+                  "field ints, got s 'abc'"),
               std::string::npos)
         << e.what();
   }

@@ -19,7 +19,8 @@ namespace {
 class AutotuneCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = ::testing::TempDir() + "autotune_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    path_ = ::testing::TempDir() + "autotune_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::remove(path_.c_str());
     SetFlag("caffe2_autotune_cache", path_);
     AutotuneForget();
@@ -71,7 +72,8 @@ TEST_F(AutotuneCacheTest, RecordsAppearingLaterInTheFileAreFound) {
 }
 
 TEST_F(AutotuneCacheTest, OtherMachinesAndTornLinesAreIgnored) {
-  Append("# a comment\nOther CPU +avx2\tk\tdirect\n" + AutotuneMachine() + "\ttorn line without a choice\n");
+  Append("# a comment\nOther CPU +avx2\tk\tdirect\n" + AutotuneMachine() +
+         "\ttorn line without a choice\n");
   EXPECT_FALSE(AutotuneLookup("k").has_value());
   EXPECT_FALSE(AutotuneLookup("torn line without a choice").has_value());
 }
@@ -110,7 +112,8 @@ TEST_F(AutotuneCacheTest, AnUnwritableFileIsAClearError) {
     AutotuneRecord("k", "gemm");
     FAIL() << "expected an error";
   } catch (const EnforceNotMet& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/autotune.txt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/autotune.txt"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -12,7 +12,8 @@ namespace caffe2 {
 namespace testing {
 
 inline OperatorDef Op(const std::string& type, const std::vector<std::string>& inputs,
-                      const std::vector<std::string>& outputs, const std::vector<Argument>& args = {}) {
+                      const std::vector<std::string>& outputs,
+                      const std::vector<Argument>& args = {}) {
   return CreateOperatorDef(type, "", inputs, outputs, args);
 }
 

@@ -52,8 +52,8 @@ class TestAppendOp final : public Operator<CPUContext> {
   int sleep_ms_;
 };
 
-OperatorDef Append(const std::string& tag, std::vector<std::string> in, std::vector<std::string> out,
-                   int sleep_ms = 0) {
+OperatorDef Append(const std::string& tag, std::vector<std::string> in,
+                   std::vector<std::string> out, int sleep_ms = 0) {
   return Op("TestAppend", in, out,
             {MakeArgument<std::string>("tag", tag), MakeArgument<int64_t>("sleep_ms", sleep_ms)});
 }
@@ -95,7 +95,8 @@ TEST(NetBase, ExternalInputsMustCoverOpInputs) {
     FAIL();
   } catch (const EnforceNotMet& e) {
     EXPECT_NE(std::string(e.what()).find("Source for input w is unknown for net checked"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   def.add_external_input("w");
   def.add_external_output("nope");

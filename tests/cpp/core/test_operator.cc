@@ -126,7 +126,8 @@ TEST(Operator, UnknownTypeSuggestsNames) {
   } catch (const EnforceNotMet& e) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("Cannot create operator of type 'ConstantFil' on the device 'CPU'"),
-              std::string::npos) << msg;
+              std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("ConstantFill"), std::string::npos) << msg;
   }
 }

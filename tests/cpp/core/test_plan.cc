@@ -22,8 +22,9 @@ NetDef IterNet(const std::string& name, const std::string& counter) {
 }
 
 OperatorDef Int64Fill(const std::string& out, int64_t value) {
-  return Op("ConstantFill", {}, {out},
-            {MakeArgument("shape", std::vector<int64_t>{1}), MakeArgument<int64_t>("value", value)});
+  return Op(
+      "ConstantFill", {}, {out},
+      {MakeArgument("shape", std::vector<int64_t>{1}), MakeArgument<int64_t>("value", value)});
 }
 
 }  // namespace
@@ -57,10 +58,10 @@ TEST(Plan, ShouldStopBlobEndsTheLoop) {
   *plan.add_network() = IterNet("inc", "it");
   NetDef set_stop;
   set_stop.set_name("set_stop");
-  *set_stop.add_op() = Op("ConstantFill", {}, {"stop"},
-                          {MakeArgument("shape", std::vector<int64_t>{}),
-                           MakeArgument<int64_t>("value", 1),
-                           MakeArgument<int64_t>("dtype", static_cast<int64_t>(DataType::BOOL))});
+  *set_stop.add_op() =
+      Op("ConstantFill", {}, {"stop"},
+         {MakeArgument("shape", std::vector<int64_t>{}), MakeArgument<int64_t>("value", 1),
+          MakeArgument<int64_t>("dtype", static_cast<int64_t>(DataType::BOOL))});
   *plan.add_network() = set_stop;
   ExecutionStep* step = plan.add_execution_step();
   step->set_name("loop");

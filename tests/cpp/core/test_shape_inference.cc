@@ -22,9 +22,9 @@ TEST(ShapeInference, FromMapFollowsSchemas) {
   net.set_name("n");
   *net.add_op() = Op("Copy", {"x"}, {"y"});
   *net.add_op() = Op("Sum", {"x", "y"}, {"z"});
-  *net.add_op() = Op("ConstantFill", {}, {"c"},
-                     {MakeArgument("shape", std::vector<int64_t>{3, 4}),
-                      MakeArgument<int64_t>("value", 1)});
+  *net.add_op() =
+      Op("ConstantFill", {}, {"c"},
+         {MakeArgument("shape", std::vector<int64_t>{3, 4}), MakeArgument<int64_t>("value", 1)});
   *net.add_op() = Op("Copy", {"unknown"}, {"u"});
   auto shapes = InferBlobShapesAndTypesFromMap({{"x", {2, 5}}}, {net});
   ASSERT_NE(Find(shapes, "z"), nullptr);

@@ -138,7 +138,8 @@ TEST(Blob, GetChecksTypeAndGetMutableReplaces) {
     blob.Get<std::string>();
     FAIL();
   } catch (const EnforceNotMet& e) {
-    EXPECT_NE(std::string(e.what()).find("Blob contains int while caller expects"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("Blob contains int while caller expects"),
+              std::string::npos)
         << e.what();
   }
   blob.GetMutable<std::string>()->assign("s");
@@ -178,14 +179,16 @@ TEST(CheckedSizes, ByteCountsFitOneAllocation) {
     CheckedBytes({int64_t{1} << 31, int64_t{1} << 31}, int64_t{1} << 62, f);
     FAIL() << "expected an error";
   } catch (const EnforceNotMet& e) {
-    EXPECT_NE(std::string(e.what()).find("(2147483648, 2147483648)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(2147483648, 2147483648)"), std::string::npos)
+        << e.what();
   }
 }
 
 TEST(CheckedSizes, TensorsRefuseWhatTheyCannotHold) {
   Tensor t;
   EXPECT_THROW(t.Resize(std::vector<int64_t>{3, INT64_MAX}), EnforceNotMet);
-  t.Resize(std::vector<int64_t>{int64_t{1} << 31, int64_t{1} << 31});  // dims only: allocation is lazy
+  t.Resize(
+      std::vector<int64_t>{int64_t{1} << 31, int64_t{1} << 31});  // dims only: allocation is lazy
   EXPECT_THROW(t.mutable_data<float>(), EnforceNotMet);
   t.Resize(2, 3);  // still usable
   EXPECT_NE(t.mutable_data<float>(), nullptr);

@@ -17,7 +17,8 @@ TEST(Types, DataTypeValuesMatchTheProto) {
 }
 
 TEST(Types, HalfRoundTripsRepresentableValues) {
-  for (float f : {0.f, -0.f, 1.f, -2.5f, 65504.f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f}) {
+  for (float f :
+       {0.f, -0.f, 1.f, -2.5f, 65504.f, 6.1035156e-05f, 5.9604645e-08f, 0.333251953125f}) {
     EXPECT_EQ(HalfToFloat(FloatToHalf(f)), f) << f;
   }
   EXPECT_TRUE(std::isinf(HalfToFloat(FloatToHalf(1e6f))));

@@ -21,9 +21,9 @@ OperatorDef OnGpu(OperatorDef def, int gpu = 0) {
 }
 
 OperatorDef FillDef(const std::string& out, float value) {
-  return CreateOperatorDef("ConstantFill", "", {}, {out},
-                           {MakeArgument("shape", std::vector<int64_t>{2, 3}),
-                            MakeArgument("value", value)});
+  return CreateOperatorDef(
+      "ConstantFill", "", {}, {out},
+      {MakeArgument("shape", std::vector<int64_t>{2, 3}), MakeArgument("value", value)});
 }
 
 }  // namespace
@@ -41,7 +41,8 @@ TEST(CudaBackend, VersionsAreCompiledIn) {
 }
 
 TEST(CudaBackend, CudaOpsAreRegistered) {
-  for (const char* type : {"Copy", "CopyCPUToGPU", "CopyGPUToCPU", "ConstantFill", "GivenTensorFill"}) {
+  for (const char* type :
+       {"Copy", "CopyCPUToGPU", "CopyGPUToCPU", "ConstantFill", "GivenTensorFill"}) {
     EXPECT_NE(OperatorRegistry::Find(kCUDA, type), nullptr) << type;
   }
 }
@@ -53,7 +54,8 @@ TEST(CudaBackend, WithoutGpuCreatingACudaOpIsAClearError) {
     ws.RunOperatorOnce(OnGpu(FillDef("x", 1.f)));
     FAIL() << "expected an error";
   } catch (const EnforceNotMet& e) {
-    EXPECT_NE(std::string(e.what()).find("no CUDA device is available"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no CUDA device is available"), std::string::npos)
+        << e.what();
   }
 }
 

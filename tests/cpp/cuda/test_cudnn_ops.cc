@@ -33,22 +33,23 @@ OperatorDef OnGpu(OperatorDef def) {
 }  // namespace
 
 TEST(CudnnOps, AreRegisteredPlainAndUnderTheCudnnEngine) {
-  for (const char* type : {"Conv", "Conv1D", "Conv2D", "Conv3D", "MaxPool", "MaxPool1D", "MaxPool2D", "MaxPool3D",
-                           "AveragePool", "AveragePool1D", "AveragePool2D", "AveragePool3D", "SpatialBN", "Softmax",
-                           "LRN"}) {
+  for (const char* type : {"Conv", "Conv1D", "Conv2D", "Conv3D", "MaxPool", "MaxPool1D",
+                           "MaxPool2D", "MaxPool3D", "AveragePool", "AveragePool1D",
+                           "AveragePool2D", "AveragePool3D", "SpatialBN", "Softmax", "LRN"}) {
     for (const std::string& key : {std::string(type), std::string(type) + "Gradient"}) {
       EXPECT_NE(OperatorRegistry::Find(kCUDA, key), nullptr) << key;
       EXPECT_NE(OperatorRegistry::Find(kCUDA, key + "_ENGINE_CUDNN"), nullptr) << key;
     }
   }
   for (const char* key : {"Relu_ENGINE_CUDNN", "ReluGradient_ENGINE_CUDNN", "Sigmoid_ENGINE_CUDNN",
-                          "SigmoidGradient_ENGINE_CUDNN", "Tanh_ENGINE_CUDNN", "TanhGradient_ENGINE_CUDNN",
-                          "Dropout", "DropoutGrad"}) {
+                          "SigmoidGradient_ENGINE_CUDNN", "Tanh_ENGINE_CUDNN",
+                          "TanhGradient_ENGINE_CUDNN", "Dropout", "DropoutGrad"}) {
     EXPECT_NE(OperatorRegistry::Find(kCUDA, key), nullptr) << key;
   }
 }
 
-// Which geometries the cuDNN conv and pool ops can run (symmetric pads only) and which go to the CPU.
+// Which geometries the cuDNN conv and pool ops can run (symmetric pads only) and which go to the
+// CPU.
 bool Fits(const std::vector<Argument>& args, const std::vector<int64_t>& x) {
   const OperatorDef def = CreateOperatorDef("Conv", "", {"X", "W"}, {"Y"}, args);
   return ConvPoolArgs(ArgumentHelper(def)).Resolve(x).FitsSymmetricPads();
@@ -60,16 +61,20 @@ TEST(CudnnOps, FitsSymmetricPadsAcceptsTheGeometriesCudnnComputesExactly) {
   EXPECT_TRUE(Fits({MakeArgument<int>("kernel", 3), MakeArgument<int>("stride", 2)}, x7));
   // pads [t, l, b, r] = [1, 1, 0, 0], stride 2: 8 + 1 - 3 and 8 + 2 - 3 give the same 4 outputs ...
   EXPECT_TRUE(Fits({MakeArgument<int>("kernel", 3), MakeArgument<int>("stride", 2),
-                    MakeArgument("pads", std::vector<int64_t>{1, 1, 0, 0})}, x8));
+                    MakeArgument("pads", std::vector<int64_t>{1, 1, 0, 0})},
+                   x8));
   // ... but 3 and 4 outputs on a 7x7 input.
   EXPECT_FALSE(Fits({MakeArgument<int>("kernel", 3), MakeArgument<int>("stride", 2),
-                     MakeArgument("pads", std::vector<int64_t>{1, 1, 0, 0})}, x7));
+                     MakeArgument("pads", std::vector<int64_t>{1, 1, 0, 0})},
+                    x7));
   // SAME with an even kernel pads 1 before and 2 after.
   EXPECT_FALSE(Fits({MakeArgument<int>("kernel", 4), MakeArgument<int>("legacy_pad", 2)}, x7));
   // CAFFE_LEGACY_POOLING's ceil rule enlarges the tail pad: 3 outputs where the floor rule gives 2.
   EXPECT_FALSE(Fits({MakeArgument<int>("kernel", 3), MakeArgument<int>("stride", 2),
-                     MakeArgument<int>("legacy_pad", 3)}, std::vector<int64_t>{1, 1, 6, 6}));
-  EXPECT_TRUE(Fits({MakeArgument<int>("kernel", 3), MakeArgument<int>("dilation", 2), MakeArgument<int>("pad", 2)},
+                     MakeArgument<int>("legacy_pad", 3)},
+                    std::vector<int64_t>{1, 1, 6, 6}));
+  EXPECT_TRUE(Fits({MakeArgument<int>("kernel", 3), MakeArgument<int>("dilation", 2),
+                    MakeArgument<int>("pad", 2)},
                    x7));
 }
 
@@ -84,7 +89,8 @@ TEST_P(CudnnConvCache, SearchesOncePerPassAndShape) {
   FeedGpu(&ws, "b", {4});
   const std::vector<Argument> args{MakeArgument<int>("kernel", 3), MakeArgument<int>("pad", 1),
                                    MakeArgument<int>("exhaustive_search", exhaustive ? 1 : 0)};
-  auto fwd = CreateOperator(OnGpu(CreateOperatorDef("Conv", "", {"X", "W", "b"}, {"Y"}, args)), &ws);
+  auto fwd =
+      CreateOperator(OnGpu(CreateOperatorDef("Conv", "", {"X", "W", "b"}, {"Y"}, args)), &ws);
   auto* conv = dynamic_cast<CudnnConvOpBase*>(fwd.get());
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->algorithm_searches(), 0);
@@ -103,7 +109,8 @@ TEST_P(CudnnConvCache, SearchesOncePerPassAndShape) {
   // The gradient searches backward filter and backward data once per shape.
   FeedGpu(&ws, "dY", {2, 4, 8, 8});
   auto grad = CreateOperator(
-      OnGpu(CreateOperatorDef("ConvGradient", "", {"X", "W", "dY"}, {"dW", "db", "dX"}, args)), &ws);
+      OnGpu(CreateOperatorDef("ConvGradient", "", {"X", "W", "dY"}, {"dW", "db", "dX"}, args)),
+      &ws);
   auto* conv_grad = dynamic_cast<CudnnConvOpBase*>(grad.get());
   ASSERT_NE(conv_grad, nullptr);
   ASSERT_TRUE(grad->Run());
@@ -126,7 +133,8 @@ TEST(CudnnOps, ConvRunsWithAZeroWorkspaceLimit) {
   Workspace ws;
   FeedGpu(&ws, "X", {1, 2, 6, 6});
   FeedGpu(&ws, "W", {3, 2, 3, 3});
-  const std::vector<Argument> args{MakeArgument<int>("kernel", 3), MakeArgument<int64_t>("ws_nbytes_limit", 0)};
+  const std::vector<Argument> args{MakeArgument<int>("kernel", 3),
+                                   MakeArgument<int64_t>("ws_nbytes_limit", 0)};
   auto op = CreateOperator(OnGpu(CreateOperatorDef("Conv", "", {"X", "W"}, {"Y"}, args)), &ws);
   EXPECT_TRUE(op->Run());
 }

@@ -78,7 +78,8 @@ TEST_P(AllDBs, MissingPathNamesThePathAndType) {
   // Opening a missing DB for reading leaves nothing behind (leveldb's own open would create the
   // directory with a LOCK and a LOG file before failing).
   const std::string missing = dir / "missing";
-  EXPECT_NE(ErrorOf([&] { CreateDB(GetParam(), missing, db::READ); }).find(missing), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { CreateDB(GetParam(), missing, db::READ); }).find(missing),
+            std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
@@ -117,8 +118,8 @@ std::string RecordBytes(const std::string& key, const std::string& value) {
 TEST(MiniDB, ExactByteLayout) {
   TempDir dir;
   WriteRecords("minidb", dir / "m", {{"ab", "xyz"}, {"k", "v"}});
-  // The data records as upstream writes them, between the integrity header and the session's trailer
-  // (core/db/integrity.h).
+  // The data records as upstream writes them, between the integrity header and the session's
+  // trailer (core/db/integrity.h).
   db::MiniDBChecksum sum;
   std::string data;
   for (const auto& kv : Records{{"ab", "xyz"}, {"k", "v"}}) {

@@ -27,13 +27,15 @@ std::string VerifyError(const std::string& type, const std::string& path) {
   return ErrorOf([&] { db::CreateDB(type, path, db::READ)->VerifyIntegrity(); });
 }
 
-// Writes or removes one record with the backend's own library, bypassing the seal (as a stray bit or
-// a tool from outside would).
-void RawEdit(const std::string& type, const std::string& path, const std::string& key, const std::string* value) {
+// Writes or removes one record with the backend's own library, bypassing the seal (as a stray bit
+// or a tool from outside would).
+void RawEdit(const std::string& type, const std::string& path, const std::string& key,
+             const std::string* value) {
   if (type == "leveldb") {
     leveldb::DB* raw = nullptr;
     ASSERT_TRUE(leveldb::DB::Open(leveldb::Options(), path, &raw).ok());
-    leveldb::Status s = value ? raw->Put(leveldb::WriteOptions(), key, *value) : raw->Delete(leveldb::WriteOptions(), key);
+    leveldb::Status s = value ? raw->Put(leveldb::WriteOptions(), key, *value)
+                              : raw->Delete(leveldb::WriteOptions(), key);
     EXPECT_TRUE(s.ok());
     delete raw;
     return;
@@ -97,7 +99,8 @@ TEST_P(KeyedIntegrity, AWriterThatNeverFinishedIsAnError) {
 
 TEST_P(KeyedIntegrity, StoresUpstreamWroteAreReadAndNotSealed) {
   {
-    auto created = db::CreateDB(type(), path_, db::NEW);  // an empty store (lmdb needs its directory)
+    auto created =
+        db::CreateDB(type(), path_, db::NEW);  // an empty store (lmdb needs its directory)
   }
   const std::string value = "upstream";
   RawEdit(type(), path_, "a", &value);
@@ -136,7 +139,8 @@ TEST(LMDBIntegrity, AFlippedByteInAValueIsAnError) {
   // Copy-on-write leaves stale copies of a page in the file: flip the byte in every copy.
   std::string bytes = testing::ReadFileBytes(path + "/data.mdb");
   int copies = 0;
-  for (size_t at = bytes.find(value); at != std::string::npos; at = bytes.find(value, at + 1), ++copies) {
+  for (size_t at = bytes.find(value); at != std::string::npos;
+       at = bytes.find(value, at + 1), ++copies) {
     bytes[at + 10] ^= 0x04;
   }
   ASSERT_GT(copies, 0);
@@ -148,7 +152,8 @@ TEST(LMDBIntegrity, ACutDataFileIsRefusedAtOpen) {
   TempDir dir;
   const std::string path = dir / "store";
   Records many;
-  for (int i = 0; i < 200; ++i) many.emplace_back("key" + std::to_string(1000 + i), std::string(500, 'v'));
+  for (int i = 0; i < 200; ++i)
+    many.emplace_back("key" + std::to_string(1000 + i), std::string(500, 'v'));
   testing::WriteRecords("lmdb", path, many);
   const std::string bytes = testing::ReadFileBytes(path + "/data.mdb");
   testing::WriteFileBytes(path + "/data.mdb", bytes.substr(0, bytes.size() / 2));

@@ -20,7 +20,8 @@ using testing::ErrorOf;
 using testing::Records;
 using testing::TempDir;
 
-void Write(const std::string& path, const Records& records, db::Mode mode = db::NEW, bool close = true) {
+void Write(const std::string& path, const Records& records, db::Mode mode = db::NEW,
+           bool close = true) {
   testing::WriteRecords("minidb", path, records, mode, close);
 }
 
@@ -65,7 +66,8 @@ TEST(MiniDBIntegrity, CutsAndUnclosedWritersAreErrors) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     testing::WriteFileBytes(path, bytes.substr(0, n));
     const std::string err = ErrorOf([&] { Read(path); });
-    EXPECT_FALSE(err.empty()) << "a file cut to " << n << " of " << bytes.size() << " bytes read without error";
+    EXPECT_FALSE(err.empty()) << "a file cut to " << n << " of " << bytes.size()
+                              << " bytes read without error";
   }
   testing::WriteFileBytes(path, bytes);
   EXPECT_EQ(Read(path), kRecords);
@@ -108,7 +110,8 @@ TEST(MiniDBIntegrity, ReservedKeysAndEmptyFiles) {
   const std::string path = dir / "m";
   auto out = CreateDB("minidb", path, db::NEW);
   auto txn = out->NewTransaction();
-  EXPECT_NE(ErrorOf([&] { txn->Put(db::kMiniDBTrailerKey, "x"); }).find("reserved"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { txn->Put(db::kMiniDBTrailerKey, "x"); }).find("reserved"),
+            std::string::npos);
   txn.reset();
   out->Close();
   testing::WriteFileBytes(path, "");

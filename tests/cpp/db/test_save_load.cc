@@ -29,12 +29,8 @@ OperatorDef Op(const std::string& type, const Strings& inputs, const Strings& ou
 Argument Str(const std::string& name, const std::string& value) {
   return MakeArgument(name, value);
 }
-Argument Int(const std::string& name, int64_t value) {
-  return MakeArgument(name, value);
-}
-Argument List(const std::string& name, const Strings& value) {
-  return MakeArgument(name, value);
-}
+Argument Int(const std::string& name, int64_t value) { return MakeArgument(name, value); }
+Argument List(const std::string& name, const Strings& value) { return MakeArgument(name, value); }
 
 void PutFloats(Workspace* ws, const std::string& name, const std::vector<int64_t>& dims,
                float start) {

@@ -116,9 +116,8 @@ std::vector<std::string> RunRanks(const std::string& dir, int size,
 
 TEST(NcclRendezvous, ProcessesShareRankZerosUniqueId) {
   const std::string dir = TempDir();
-  const std::vector<std::string> outs = RunRanks(dir, 3, [](int rank) {
-    return Member("host", {"0000:0" + std::to_string(rank) + ":00.0"});
-  });
+  const std::vector<std::string> outs = RunRanks(
+      dir, 3, [](int rank) { return Member("host", {"0000:0" + std::to_string(rank) + ":00.0"}); });
   std::string id;
   std::string pids;
   for (const std::string& out : outs) {
@@ -172,8 +171,8 @@ TEST(NcclRendezvous, MissingRanksAreNamedOnTimeout) {
   } catch (const StoreHandlerTimeoutException& e) {
     const std::string msg = e.what();
     EXPECT_EQ(msg.rfind(kStoreTimeoutMessagePrefix, 0), 0u) << msg;
-    EXPECT_NE(msg.find("NCCL rendezvous 'cw': rank(s) 0, 2 of 3 never arrived"),
-              std::string::npos) << msg;
+    EXPECT_NE(msg.find("NCCL rendezvous 'cw': rank(s) 0, 2 of 3 never arrived"), std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("this is rank 1"), std::string::npos) << msg;
     EXPECT_NE(msg.find("--run_id"), std::string::npos) << msg;
   }
@@ -191,8 +190,8 @@ TEST(NcclRendezvous, DuplicateShardIdIsRefused) {
     FAIL() << "a duplicate claim must not wait: " << e.what();
   } catch (const EnforceNotMet& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("rank 1 is claimed twice: by host 'elsewhere', pid 4242"),
-              std::string::npos) << msg;
+    EXPECT_NE(msg.find("rank 1 is claimed twice: by host 'elsewhere', pid 4242"), std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("--shard_id"), std::string::npos) << msg;
   }
 }
@@ -208,7 +207,8 @@ TEST(NcclRendezvous, JoiningTwiceFromOneProcessIsRefused) {
     FAIL() << "a second join must not wait: " << e.what();
   } catch (const EnforceNotMet& e) {
     EXPECT_NE(std::string(e.what()).find("this process already joined it as rank 0"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -1,5 +1,6 @@
-// The fixed rule of the CPU convolution (operators/conv/conv_policy.h) on the benchmark models' cases,
-// its fallbacks when oneDNN offers fewer variants, and the names recorded in the autotune cache.
+// The fixed rule of the CPU convolution (operators/conv/conv_policy.h) on the benchmark models'
+// cases, its fallbacks when oneDNN offers fewer variants, and the names recorded in the autotune
+// cache.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -11,7 +12,8 @@ namespace caffe2 {
 namespace {
 
 // The ConvShape of NCHW X (n, c, h, h) and a (m, c / group, k, k) filter.
-ConvShape Shape(int64_t n, int64_t c, int64_t h, int64_t m, int k, int stride, int pad, int group = 1) {
+ConvShape Shape(int64_t n, int64_t c, int64_t h, int64_t m, int k, int stride, int pad,
+                int group = 1) {
   OperatorDef def;
   def.set_type("Conv");
   *def.add_arg() = MakeArgument<int>("kernel", k);
@@ -70,7 +72,8 @@ TEST(ConvPolicy, FallsBackAlongTheOrderWhenOneDnnOffersLess) {
   EXPECT_EQ(Backward(s, kNone), "gemm");
   // A oneDNN variant for the weights pass alone is not enough: both passes or neither.
   EXPECT_EQ(ConvBackwardChoiceName(ConvBackwardRule(s, kAll, kNone, true), true), "gemm");
-  EXPECT_EQ(ConvBackwardChoiceName(ConvBackwardRule(s, kAll, kNone, false), false), "winograd+none");
+  EXPECT_EQ(ConvBackwardChoiceName(ConvBackwardRule(s, kAll, kNone, false), false),
+            "winograd+none");
 }
 
 TEST(ConvPolicy, GroupsCountChannelsPerGroup) {
@@ -79,7 +82,8 @@ TEST(ConvPolicy, GroupsCountChannelsPerGroup) {
 }
 
 TEST(ConvPolicy, NamesRoundTrip) {
-  for (ConvVariant v : {ConvVariant::kGemm, ConvVariant::kDirect, ConvVariant::kBlocked, ConvVariant::kWinograd}) {
+  for (ConvVariant v :
+       {ConvVariant::kGemm, ConvVariant::kDirect, ConvVariant::kBlocked, ConvVariant::kWinograd}) {
     EXPECT_EQ(ParseConvVariant(ConvVariantName(v)).value(), v);
   }
   EXPECT_FALSE(ParseConvVariant("fast").has_value());
@@ -89,7 +93,8 @@ TEST(ConvPolicy, NamesRoundTrip) {
   EXPECT_EQ(c->data, ConvVariant::kWinograd);
   EXPECT_EQ(ConvBackwardChoiceName(*c, true), "blocked+winograd");
   EXPECT_EQ(ParseConvBackwardChoice("gemm", false)->weights, ConvVariant::kGemm);
-  EXPECT_EQ(ConvBackwardChoiceName(*ParseConvBackwardChoice("direct+none", false), false), "direct+none");
+  EXPECT_EQ(ConvBackwardChoiceName(*ParseConvBackwardChoice("direct+none", false), false),
+            "direct+none");
   for (const char* bad : {"", "gemm+gemm", "blocked", "blocked+none", "blocked+gemm", "x+y"}) {
     EXPECT_FALSE(ParseConvBackwardChoice(bad, true).has_value()) << bad;
   }

@@ -40,18 +40,31 @@ def main():
 
     def device_option(d):
         return core.DeviceOption(caffe2_pb2.CUDA if on_gpu else caffe2_pb2.CPU, d)
+
     workspace.GlobalInit(["caffe2", "--caffe2_log_level=2"])
     rendezvous = None
     if num_shards > 0:
         if kind == "file":
-            op = core.CreateOperator("FileStoreHandlerCreate", [], ["store_handler"], path=arg,
-                                     prefix=run_id)
+            op = core.CreateOperator(
+                "FileStoreHandlerCreate", [], ["store_handler"], path=arg, prefix=run_id
+            )
         else:
-            op = core.CreateOperator("RedisStoreHandlerCreate", [], ["store_handler"],
-                                     host="127.0.0.1", port=int(arg), prefix=run_id)
+            op = core.CreateOperator(
+                "RedisStoreHandlerCreate",
+                [],
+                ["store_handler"],
+                host="127.0.0.1",
+                port=int(arg),
+                prefix=run_id,
+            )
         workspace.RunOperatorOnce(op)
-        rendezvous = dict(kv_handler="store_handler", shard_id=shard, num_shards=num_shards,
-                          engine="GLOO", exit_nets=None)
+        rendezvous = dict(
+            kv_handler="store_handler",
+            shard_id=shard,
+            num_shards=num_shards,
+            engine="GLOO",
+            exit_nets=None,
+        )
     shards = max(num_shards, 1)
     per_device = GLOBAL_BATCH // (shards * devices)
 
@@ -64,8 +77,12 @@ def main():
     def given(*shape):
         return ("GivenTensorFill", {"values": (rng.randn(*shape) * 0.4).astype(np.float32)})
 
-    init = {"w1": given(HIDDEN, IN), "b1": given(HIDDEN), "w2": given(OUT, HIDDEN),
-            "b2": given(OUT)}
+    init = {
+        "w1": given(HIDDEN, IN),
+        "b1": given(HIDDEN),
+        "w2": given(OUT, HIDDEN),
+        "b2": given(OUT),
+    }
 
     def forward(m, loss_scale):
         fc1 = brew.fc(m, "data", "fc1", IN, HIDDEN, weight_init=init["w1"], bias_init=init["b1"])
@@ -77,19 +94,32 @@ def main():
     def opt(m):
         return optimizer.build_sgd(m, 0.1, momentum=0.9, policy="fixed")
 
-    dpm.Parallelize(model, input_builder_fun=lambda m: None, forward_pass_builder_fun=forward,
-                    optimizer_builder_fun=opt, devices=device_ids,
-                    rendezvous=rendezvous, cpu_device=not on_gpu, bucket_size_mb=bucket_mb,
-                    use_nccl="nccl" in modes)
+    dpm.Parallelize(
+        model,
+        input_builder_fun=lambda m: None,
+        forward_pass_builder_fun=forward,
+        optimizer_builder_fun=opt,
+        devices=device_ids,
+        rendezvous=rendezvous,
+        cpu_device=not on_gpu,
+        bucket_size_mb=bucket_mb,
+        use_nccl="nccl" in modes,
+    )
 
     def feed(iteration):
         x, y = global_batch(iteration)
         for d, device in enumerate(device_ids):
             start = (shard * devices + d) * per_device
-            workspace.FeedBlob("{}_{}/data".format(prefix, device), x[start:start + per_device],
-                               device_option(device))
-            workspace.FeedBlob("{}_{}/label".format(prefix, device),
-                               y[start:start + per_device], device_option(device))
+            workspace.FeedBlob(
+                "{}_{}/data".format(prefix, device),
+                x[start : start + per_device],
+                device_option(device),
+            )
+            workspace.FeedBlob(
+                "{}_{}/label".format(prefix, device),
+                y[start : start + per_device],
+                device_option(device),
+            )
 
     if helpers:
         # a per-host counter summed across hosts by every run of the net
@@ -102,11 +132,18 @@ def main():
     for it in range(iters):
         feed(it)
         workspace.RunNet(model.net.Proto().name)
-        losses.append(sum(float(workspace.FetchBlob("{}_{}/scaled_loss".format(prefix, d)))
-                          for d in device_ids))
+        losses.append(
+            sum(
+                float(workspace.FetchBlob("{}_{}/scaled_loss".format(prefix, d)))
+                for d in device_ids
+            )
+        )
     master = "{}_{}/".format(prefix, device_ids[0])
-    params = {str(p)[len(master):]: workspace.FetchBlob(str(p)).tolist()
-              for p in model.params if str(p).startswith(master)}
+    params = {
+        str(p)[len(master) :]: workspace.FetchBlob(str(p)).tolist()
+        for p in model.params
+        if str(p).startswith(master)
+    }
     result = {"losses": losses, "params": params}
     if on_gpu and num_shards > 0:
         # A "loaded checkpoint": shard 0's first GPU's values win everywhere.
@@ -114,8 +151,9 @@ def main():
             value = np.full((HIDDEN, IN), 10.0 * shard + d + 1, np.float32)
             workspace.FeedBlob("gpu_{}/fc1_w".format(device), value, device_option(device))
         dpm.FinalizeAfterCheckpoint(model)
-        result["after_finalize"] = sorted(set(
-            float(workspace.FetchBlob("gpu_{}/fc1_w".format(d)).mean()) for d in device_ids))
+        result["after_finalize"] = sorted(
+            set(float(workspace.FetchBlob("gpu_{}/fc1_w".format(d)).mean()) for d in device_ids)
+        )
     if helpers:
         result["hosts_seen"] = workspace.FetchBlob("hosts_seen").tolist()
         dpm.Synchronize(model)
@@ -126,8 +164,9 @@ def main():
             value = np.full((HIDDEN, IN), 10.0 * shard + d, np.float32)
             workspace.FeedBlob("cpu_{}/fc1_w".format(d), value)
         dpm.FinalizeAfterCheckpoint(model)
-        result["after_finalize"] = sorted(set(
-            float(workspace.FetchBlob("cpu_{}/fc1_w".format(d)).mean()) for d in range(devices)))
+        result["after_finalize"] = sorted(
+            set(float(workspace.FetchBlob("cpu_{}/fc1_w".format(d)).mean()) for d in range(devices))
+        )
         result["checkpoint_params"] = sorted(str(b) for b in dpm.GetCheckpointParams(model))
     print(json.dumps(result))
 

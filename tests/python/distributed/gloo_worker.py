@@ -17,20 +17,37 @@ def create_store(kind, arg, run_id):
     if kind == "file":
         op = core.CreateOperator("FileStoreHandlerCreate", [], ["store"], path=arg, prefix=run_id)
     else:
-        op = core.CreateOperator("RedisStoreHandlerCreate", [], ["store"], host="127.0.0.1",
-                                 port=int(arg), prefix=run_id + "/")
+        op = core.CreateOperator(
+            "RedisStoreHandlerCreate",
+            [],
+            ["store"],
+            host="127.0.0.1",
+            port=int(arg),
+            prefix=run_id + "/",
+        )
     workspace.RunOperatorOnce(op)
 
 
 def create_world(rank, size, timeout_ms, name="cw_op", blob="cw", **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator(
-        "CreateCommonWorld", ["store"], [blob], name=name, engine="GLOO", rank=rank, size=size,
-        timeout_ms=timeout_ms, **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "CreateCommonWorld",
+            ["store"],
+            [blob],
+            name=name,
+            engine="GLOO",
+            rank=rank,
+            size=size,
+            timeout_ms=timeout_ms,
+            **kwargs
+        )
+    )
 
 
 def run(op_type, inputs, outputs, **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator(op_type, inputs, outputs, engine="GLOO",
-                                                  **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(op_type, inputs, outputs, engine="GLOO", **kwargs)
+    )
 
 
 def collectives(rank, size, timeout_ms):
@@ -73,8 +90,9 @@ def collectives(rank, size, timeout_ms):
     run("ReduceScatter", ["cw", "rs", "counts"], ["rs", "counts"])
     out["reduce_scatter"] = workspace.FetchBlob("rs")[:2].tolist()
     # A clone works independently of the original.
-    workspace.RunOperatorOnce(core.CreateOperator("CloneCommonWorld", ["cw"], ["cw2"],
-                                                  engine="GLOO", name="cw2_op"))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CloneCommonWorld", ["cw"], ["cw2"], engine="GLOO", name="cw2_op")
+    )
     workspace.FeedBlob("c", np.array([float(rank)], np.float32))
     run("Allreduce", ["cw2", "c"], ["c"])
     out["clone_allreduce"] = workspace.FetchBlob("c").tolist()
@@ -111,6 +129,7 @@ def dead_peer(rank, size, timeout_ms, stuck=False):
         sys.stdout.flush()
         if stuck:
             import time
+
             time.sleep(timeout_ms / 1000.0 + 15)  # alive but silent past the others' timeout
         os._exit(0)
     for _ in range(1000):
@@ -154,6 +173,13 @@ if __name__ == "__main__":
                 status = workspace.FetchBlob("allreduce_x_status").tolist()
             except Exception:
                 status = None
-        print(json.dumps({"error_type": type(e).__module__ + "." + type(e).__name__,
-                          "error": str(e), "status": status}))
+        print(
+            json.dumps(
+                {
+                    "error_type": type(e).__module__ + "." + type(e).__name__,
+                    "error": str(e),
+                    "status": status,
+                }
+            )
+        )
         sys.exit(3)

@@ -19,15 +19,29 @@ def gpu(i):
 
 
 def run(op_type, inputs, outputs, device, **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator(op_type, inputs, outputs, engine="NCCL",
-                                                  device_option=gpu(device), **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            op_type, inputs, outputs, engine="NCCL", device_option=gpu(device), **kwargs
+        )
+    )
 
 
 def create_world(rank, size, timeout_ms, gpus):
-    workspace.RunOperatorOnce(core.CreateOperator(
-        "CreateCommonWorld", ["store"], ["cw"], name="cw_op", engine="NCCL", rank=rank,
-        size=size, gpus=gpus, timeout_ms=timeout_ms, status_blob="cw_status",
-        device_option=gpu(gpus[0])))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "CreateCommonWorld",
+            ["store"],
+            ["cw"],
+            name="cw_op",
+            engine="NCCL",
+            rank=rank,
+            size=size,
+            gpus=gpus,
+            timeout_ms=timeout_ms,
+            status_blob="cw_status",
+            device_option=gpu(gpus[0]),
+        )
+    )
 
 
 def feed(rank, gpus, make):
@@ -47,8 +61,9 @@ def collectives(rank, size, timeout_ms, gpus):
     # Allreduce: NCCL rank r contributes (r + 1) * [0, 1, 2, 3, 4]; run through a net, twice.
     names = feed(rank, gpus, lambda r: np.arange(5, dtype=np.float32) * (r + 1))
     net = core.Net("allreduce_net")
-    net.Allreduce(["cw"] + names, names, engine="NCCL", status_blob="ar_status",
-                  device_option=gpu(g0))
+    net.Allreduce(
+        ["cw"] + names, names, engine="NCCL", status_blob="ar_status", device_option=gpu(g0)
+    )
     workspace.CreateNet(net)
     workspace.RunNet(net.Proto().name)
     out["allreduce"] = [workspace.FetchBlob(n).tolist() for n in names]
@@ -73,9 +88,11 @@ def collectives(rank, size, timeout_ms, gpus):
     run("ReduceScatter", ["cw"] + names + ["counts"], names + ["counts"], g0)
     out["reduce_scatter"] = [workspace.FetchBlob(n)[:2].tolist() for n in names]
     # A clone works on its own.
-    workspace.RunOperatorOnce(core.CreateOperator("CloneCommonWorld", ["cw"], ["cw2"],
-                                                  name="cw2_op", engine="NCCL",
-                                                  device_option=gpu(g0)))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "CloneCommonWorld", ["cw"], ["cw2"], name="cw2_op", engine="NCCL", device_option=gpu(g0)
+        )
+    )
     names = feed(rank, gpus, lambda r: np.array([float(r)], np.float32))
     run("Allreduce", ["cw2"] + names, names, g0)
     out["clone_allreduce"] = [workspace.FetchBlob(n).tolist() for n in names]
@@ -93,8 +110,13 @@ def dead_peer(rank, size, timeout_ms, gpus):
     create_world(rank, size, timeout_ms, gpus)
     names = feed(rank, gpus, lambda r: np.ones(1000, np.float32))
     net = core.Net("train")
-    net.Allreduce(["cw"] + names, names, engine="NCCL", status_blob="allreduce_x_status",
-                  device_option=gpu(gpus[0]))
+    net.Allreduce(
+        ["cw"] + names,
+        names,
+        engine="NCCL",
+        status_blob="allreduce_x_status",
+        device_option=gpu(gpus[0]),
+    )
     workspace.CreateNet(net)
     workspace.RunNet(net.Proto().name)
     if rank == 1:
@@ -111,10 +133,10 @@ def main():
     rank, size, timeout_ms = int(rank), int(size), int(timeout_ms)
     gpus = [int(g) for g in gpus.split(",")]
     workspace.GlobalInit(["caffe2", "--caffe2_log_level=2"])
-    workspace.RunOperatorOnce(core.CreateOperator("FileStoreHandlerCreate", [], ["store"],
-                                                  path=store_dir, prefix=run_id))
-    scenarios = {"collectives": collectives, "rendezvous": rendezvous_only,
-                 "dead_peer": dead_peer}
+    workspace.RunOperatorOnce(
+        core.CreateOperator("FileStoreHandlerCreate", [], ["store"], path=store_dir, prefix=run_id)
+    )
+    scenarios = {"collectives": collectives, "rendezvous": rendezvous_only, "dead_peer": dead_peer}
     print(json.dumps(scenarios[scenario](rank, size, timeout_ms, gpus)))
     sys.stdout.flush()
 
@@ -131,7 +153,14 @@ if __name__ == "__main__":
                     break
                 except Exception:
                     status = None
-        print(json.dumps({"error_type": type(e).__module__ + "." + type(e).__name__,
-                          "error": str(e), "status": status}))
+        print(
+            json.dumps(
+                {
+                    "error_type": type(e).__module__ + "." + type(e).__name__,
+                    "error": str(e),
+                    "status": status,
+                }
+            )
+        )
         sys.stdout.flush()
         os._exit(3)

@@ -25,21 +25,28 @@ def store_set(handler, name, value):
 def store_get(handler, name, out=None, **kwargs):
     out = out or name
     workspace.RunOperatorOnce(
-        core.CreateOperator("StoreGet", [handler], [out], blob_name=name, **kwargs))
+        core.CreateOperator("StoreGet", [handler], [out], blob_name=name, **kwargs)
+    )
     return workspace.FetchBlob(out)
 
 
 def store_add(handler, name, value=1):
     workspace.RunOperatorOnce(
-        core.CreateOperator("StoreAdd", [handler], ["counter"], blob_name=name, add_value=value))
+        core.CreateOperator("StoreAdd", [handler], ["counter"], blob_name=name, add_value=value)
+    )
     return workspace.FetchBlob("counter")
 
 
 def run_worker(script, *args, timeout=60):
     """Runs `script` (Python source) in a fresh interpreter with argv args; returns the process."""
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
-    return subprocess.Popen([sys.executable, "-c", script] + [str(a) for a in args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", script] + [str(a) for a in args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def finish(proc, timeout=60):

@@ -19,15 +19,31 @@ ITERS = 6
 NUM_GPUS = workspace.NumCudaDevices()
 HAS_NCCL = core.IsOperatorWithEngine("Allreduce", "NCCL")
 needs_two_gpus_and_nccl = pytest.mark.skipif(
-    NUM_GPUS < 2 or not HAS_NCCL, reason="needs 2 GPUs and NCCL ({} GPUs)".format(NUM_GPUS))
+    NUM_GPUS < 2 or not HAS_NCCL, reason="needs 2 GPUs and NCCL ({} GPUs)".format(NUM_GPUS)
+)
 
 
 def launch(shard, num_shards, devices, kind, arg, run_id, bucket_mb=0.0, mode=""):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
     return subprocess.Popen(
-        [sys.executable, WORKER, str(shard), str(num_shards), str(devices), kind, str(arg),
-         run_id, str(ITERS), str(bucket_mb), mode],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            WORKER,
+            str(shard),
+            str(num_shards),
+            str(devices),
+            kind,
+            str(arg),
+            run_id,
+            str(ITERS),
+            str(bucket_mb),
+            mode,
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def collect(proc):
@@ -48,8 +64,7 @@ def check_against(reference, shards):
     for s in shards:
         assert s["params"].keys() == reference["params"].keys()
         for name, value in reference["params"].items():
-            np.testing.assert_allclose(s["params"][name], value, rtol=1e-4, atol=1e-6,
-                                       err_msg=name)
+            np.testing.assert_allclose(s["params"][name], value, rtol=1e-4, atol=1e-6, err_msg=name)
 
 
 @pytest.mark.parametrize("num_shards,devices", [(2, 1), (2, 2), (3, 1)])
@@ -82,7 +97,7 @@ def test_multi_host_helpers(reference, tmp_path):
     check_against(reference, shards)
     for s in shards:
         # summed over the 3 hosts once per iteration: 1 -> 3 -> 9 -> ...
-        assert s["hosts_seen"] == [3.0 ** ITERS]
+        assert s["hosts_seen"] == [3.0**ITERS]
         assert s["compare_equal"] is True
         assert s["after_finalize"] == [0.0]  # shard 0, device 0's value everywhere
         assert "cpu_0/fc1_w" in s["checkpoint_params"]

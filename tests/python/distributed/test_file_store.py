@@ -8,7 +8,7 @@ import pytest
 from caffe2.distributed.python import StoreHandlerTimeoutError
 from caffe2.python import core, workspace
 
-from store_util import (create_handler, finish, run_worker, store_add, store_get, store_set)
+from store_util import create_handler, finish, run_worker, store_add, store_get, store_set
 
 
 @pytest.fixture(autouse=True)
@@ -21,8 +21,9 @@ def _fresh_workspace():
 def test_set_get_check_in_one_process(tmp_path):
     h = create_handler("file", path=str(tmp_path), prefix="run1")
     store_set(h, "x", np.arange(6, dtype=np.float32).reshape(2, 3))
-    np.testing.assert_array_equal(store_get(h, "x", out="y"),
-                                  np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(
+        store_get(h, "x", out="y"), np.arange(6, dtype=np.float32).reshape(2, 3)
+    )
     workspace.RunOperatorOnce(core.CreateOperator("StoreWait", [h], [], blob_name=["x"]))
     # the prefix gets its own directory (naming its run id in .c2_run_id); keys are hashed file
     # names; no temporaries left behind
@@ -49,7 +50,8 @@ def test_wait_names_from_input_tensor(tmp_path):
     workspace.RunOperatorOnce(core.CreateOperator("StoreWait", [h, "names"], []))
     with pytest.raises(RuntimeError, match="not both"):
         workspace.RunOperatorOnce(
-            core.CreateOperator("StoreWait", [h, "names"], [], blob_name=["a"]))
+            core.CreateOperator("StoreWait", [h, "names"], [], blob_name=["a"])
+        )
 
 
 def test_add_counts_from_zero(tmp_path):
@@ -65,8 +67,11 @@ def test_wait_timeout_names_missing_keys(tmp_path):
     store_set(h, "present", [1])
     start = time.time()
     with pytest.raises(StoreHandlerTimeoutError) as info:
-        workspace.RunOperatorOnce(core.CreateOperator(
-            "StoreWait", [h], [], blob_name=["present", "missing1", "missing2"], timeout_ms=1000))
+        workspace.RunOperatorOnce(
+            core.CreateOperator(
+                "StoreWait", [h], [], blob_name=["present", "missing1", "missing2"], timeout_ms=1000
+            )
+        )
     assert time.time() - start < 10
     msg = str(info.value)
     assert "Wait timeout for name(s): missing1, missing2" in msg
@@ -173,7 +178,8 @@ def test_file_store_add_is_atomic_across_processes(tmp_path):
     adder = r"""
 import sys
 from caffe2.python import core, workspace
-workspace.RunOperatorOnce(core.CreateOperator("FileStoreHandlerCreate", [], ["h"], path=sys.argv[1]))
+workspace.RunOperatorOnce(core.CreateOperator(
+    "FileStoreHandlerCreate", [], ["h"], path=sys.argv[1]))
 for _ in range(25):
     workspace.RunOperatorOnce(core.CreateOperator("StoreAdd", ["h"], ["c"], blob_name="n"))
 """

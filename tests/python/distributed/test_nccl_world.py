@@ -29,9 +29,22 @@ def needs_gpus(n):
 def start(scenario, rank, size, store_dir, run_id, gpus, timeout_ms=20000):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     return subprocess.Popen(
-        [sys.executable, WORKER, scenario, str(rank), str(size), str(store_dir), run_id,
-         str(timeout_ms), ",".join(str(g) for g in gpus)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            WORKER,
+            scenario,
+            str(rank),
+            str(size),
+            str(store_dir),
+            run_id,
+            str(timeout_ms),
+            ",".join(str(g) for g in gpus),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def result(proc, timeout=120):
@@ -43,18 +56,30 @@ def result(proc, timeout=120):
 
 def run_processes(scenario, size, gpus_per_process, store_dir, timeout_ms=20000):
     run_id = uuid.uuid4().hex
-    procs = [start(scenario, p, size, store_dir, run_id,
-                   list(range(p * gpus_per_process, (p + 1) * gpus_per_process)), timeout_ms)
-             for p in range(size)]
+    procs = [
+        start(
+            scenario,
+            p,
+            size,
+            store_dir,
+            run_id,
+            list(range(p * gpus_per_process, (p + 1) * gpus_per_process)),
+            timeout_ms,
+        )
+        for p in range(size)
+    ]
     return [result(proc) for proc in procs]
 
 
-@pytest.mark.parametrize("size,k", [
-    pytest.param(1, 1, marks=needs_gpus(1)),  # a world of one process on one GPU
-    pytest.param(2, 1, marks=needs_gpus(2)),
-    pytest.param(1, 2, marks=needs_gpus(2)),  # one process, two NCCL ranks
-    pytest.param(2, 2, marks=needs_gpus(4)),
-])
+@pytest.mark.parametrize(
+    "size,k",
+    [
+        pytest.param(1, 1, marks=needs_gpus(1)),  # a world of one process on one GPU
+        pytest.param(2, 1, marks=needs_gpus(2)),
+        pytest.param(1, 2, marks=needs_gpus(2)),  # one process, two NCCL ranks
+        pytest.param(2, 2, marks=needs_gpus(4)),
+    ],
+)
 def test_collectives(tmp_path, size, k):
     results = run_processes("collectives", size, k, tmp_path)
     for rc, out, err in results:
@@ -70,7 +95,7 @@ def test_collectives(tmp_path, size, k):
             root_rank = (size - 1) * k
             assert out["broadcast"][i] == [10 * root_rank, 10 * root_rank + 1]
             column = np.arange(2 * size) * n + n * (n - 1) / 2.0
-            np.testing.assert_allclose(out["reduce_scatter"][i], column[2 * p:2 * p + 2])
+            np.testing.assert_allclose(out["reduce_scatter"][i], column[2 * p : 2 * p + 2])
             assert out["clone_allreduce"][i] == [n * (n - 1) / 2.0]
         gathered = []
         for r in range(n):
@@ -111,7 +136,9 @@ def test_dead_peer_stops_the_others(tmp_path):
     assert out0["error_type"] == "gloo.python.IoError", out0
     assert "Allreduce" in out0["error"] and "common world 'cw_op'" in out0["error"], out0
     # the deadline passed, or NCCL (or, over peer GPU memory, CUDA) saw the peer go
-    assert any(what in out0["error"] for what in
-               ("did not finish within 5000 ms", "NCCL error", "CUDA error")), out0
+    assert any(
+        what in out0["error"]
+        for what in ("did not finish within 5000 ms", "NCCL error", "CUDA error")
+    ), out0
     assert "communicators were aborted" in out0["error"]
     assert out0["status"] == [1]

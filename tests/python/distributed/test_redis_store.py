@@ -36,7 +36,9 @@ def test_reused_key_is_refused(redis_server, run_id):
     h = _redis(redis_server, run_id)
     store_set(h, "addr", [1])
     h2 = _redis(redis_server, run_id, blob="again")
-    with pytest.raises(RuntimeError, match="Value at addr was already set \\(perhaps you reused a run ID"):
+    with pytest.raises(
+        RuntimeError, match="Value at addr was already set \\(perhaps you reused a run ID"
+    ):
         store_set(h2, "addr", [1])
     # a fresh run id is a fresh namespace
     h3 = _redis(redis_server, run_id + "next/", blob="fresh")
@@ -47,9 +49,14 @@ def test_reused_key_is_refused(redis_server, run_id):
 def test_wait_timeout_names_missing_keys(redis_server, run_id):
     h = _redis(redis_server, run_id)
     store_set(h, "here", [1])
-    with pytest.raises(StoreHandlerTimeoutError, match="Wait timeout for name\\(s\\): gone1, gone2"):
-        workspace.RunOperatorOnce(core.CreateOperator(
-            "StoreWait", [h], [], blob_name=["here", "gone1", "gone2"], timeout_ms=1000))
+    with pytest.raises(
+        StoreHandlerTimeoutError, match="Wait timeout for name\\(s\\): gone1, gone2"
+    ):
+        workspace.RunOperatorOnce(
+            core.CreateOperator(
+                "StoreWait", [h], [], blob_name=["here", "gone1", "gone2"], timeout_ms=1000
+            )
+        )
 
 
 def test_unreachable_server_names_host_and_port():
@@ -60,7 +67,8 @@ def test_unreachable_server_names_host_and_port():
         create_handler("redis", host="127.0.0.1", port=port)
     with pytest.raises(RuntimeError, match="required argument 'port'"):
         workspace.RunOperatorOnce(
-            core.CreateOperator("RedisStoreHandlerCreate", [], ["h"], host="127.0.0.1"))
+            core.CreateOperator("RedisStoreHandlerCreate", [], ["h"], host="127.0.0.1")
+        )
 
 
 def test_a_server_that_never_answers_is_named_within_the_timeout():
@@ -84,7 +92,10 @@ def test_a_server_that_never_answers_is_named_within_the_timeout():
             c.close()
     assert len(connections) == 1, len(connections)
     message = str(info.value)
-    assert "Redis at 127.0.0.1:{} did not answer SETNX for key 'k' within 1000 ms".format(port) in message
+    assert (
+        "Redis at 127.0.0.1:{} did not answer SETNX for key 'k' within 1000 ms".format(port)
+        in message
+    )
     workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))
     with pytest.raises(RuntimeError, match="'timeout_ms' must be positive, got -1"):
         create_handler("redis", host="127.0.0.1", port=port, timeout_ms=-1)
@@ -94,7 +105,8 @@ RENDEZVOUS = r"""
 import sys
 import numpy as np
 from caffe2.python import core, workspace
-host, port, prefix, rank, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+host, port, prefix, rank, size = (
+    sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
 workspace.RunOperatorOnce(core.CreateOperator(
     "RedisStoreHandlerCreate", [], ["h"], host=host, port=port, prefix=prefix))
 workspace.FeedBlob("mine", np.array([rank + 1], dtype=np.int64))
@@ -125,15 +137,18 @@ def test_server_gone_mid_run_names_host_and_port(tmp_path):
     import shutil
     import subprocess
     import time
+
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server binary not found (apt-get install redis-server)")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--dir", str(tmp_path)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.time() + 10
         while True:

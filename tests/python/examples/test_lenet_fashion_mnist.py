@@ -10,20 +10,43 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
-NAMES = ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz",
-         "t10k-labels-idx1-ubyte.gz"]
-HEADER = ("time_spent,cumulative_time_spent,input_count,cumulative_input_count,cumulative_batch_count,"
-          "inputs_per_sec,accuracy,epoch,learning_rate,loss,test_accuracy")
+NAMES = [
+    "train-images-idx3-ubyte.gz",
+    "train-labels-idx1-ubyte.gz",
+    "t10k-images-idx3-ubyte.gz",
+    "t10k-labels-idx1-ubyte.gz",
+]
+HEADER = (
+    "time_spent,cumulative_time_spent,input_count,cumulative_input_count,cumulative_batch_count,"
+    "inputs_per_sec,accuracy,epoch,learning_rate,loss,test_accuracy"
+)
 
 
-@pytest.mark.skipif(not all(os.path.exists(os.path.join(DATA_DIR, n)) for n in NAMES),
-                    reason="Fashion-MNIST (Debian dataset-fashion-mnist) is not installed")
+@pytest.mark.skipif(
+    not all(os.path.exists(os.path.join(DATA_DIR, n)) for n in NAMES),
+    reason="Fashion-MNIST (Debian dataset-fashion-mnist) is not installed",
+)
 def test_lenet_trains_exports_and_reloads(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "lenet_fashion_mnist.py"),
-                             "--limit", "6000", "--test-limit", "5000", "--epochs", "1",
-                             "--out", str(tmp_path / "export")],
-                            cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(ROOT, "examples", "lenet_fashion_mnist.py"),
+            "--limit",
+            "6000",
+            "--test-limit",
+            "5000",
+            "--epochs",
+            "1",
+            "--out",
+            str(tmp_path / "export"),
+        ],
+        cwd=str(tmp_path),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert "train 6000 images, test 5000 images" in out

@@ -1,6 +1,4 @@
 """The DB bindings of caffe2_pybind11_state: Mode, create_db, DB, Cursor, Transaction."""
-import os
-
 import pytest
 
 from caffe2.python import caffe2_pybind11_state as C
@@ -60,11 +58,14 @@ def test_minidb_write_mode_appends(tmp_path):
     write("minidb", path, [("a", "1")])
     write("minidb", path, [("b", "2")], mode=C.Mode.write)
     assert [k for k, _ in read("minidb", path)] == [b"a", b"b"]
-    # Each record is 8 + 2 bytes; the file also holds its integrity header and one trailer per session.
+    # Each record is 8 + 2 bytes; the file also holds its integrity header and one trailer per
+    # session.
     with open(path, "rb") as f:
         data = f.read()
     assert data.count(b"\x01\x00\x00\x00\x01\x00\x00\x00a1") == 1
-    assert data.count(b"__caffe2_minidb_integrity__") == 2 * 2  # key and BlobProto name, per trailer
+    assert (
+        data.count(b"__caffe2_minidb_integrity__") == 2 * 2
+    )  # key and BlobProto name, per trailer
 
 
 def test_unknown_type_is_none_and_missing_path_raises(tmp_path):

@@ -26,8 +26,9 @@ except ImportError:  # a build without the CUDA backend
 
 NUM_GPUS = gpu_module.num_cuda_devices() if gpu_module else 0
 CPU_STANDS_IN = os.environ.get("C2_CUDA_TESTS_ON_CPU") == "1" and NUM_GPUS == 0
-_skip_without_gpu = pytest.mark.skipif(NUM_GPUS == 0 and not CPU_STANDS_IN,
-                                       reason="no GPU on this machine")
+_skip_without_gpu = pytest.mark.skipif(
+    NUM_GPUS == 0 and not CPU_STANDS_IN, reason="no GPU on this machine"
+)
 needs_two_gpus = pytest.mark.skipif(NUM_GPUS < 2, reason="fewer than 2 GPUs")
 gpu_semantics = pytest.mark.skipif(NUM_GPUS == 0, reason="checks what only the GPU kernels do")
 
@@ -48,8 +49,14 @@ def gpu(i=0):
 
 def _run(op, inputs, device_option, input_device_options):
     """Runs `op` once in a fresh workspace on `device_option`; returns every output (numpy)."""
-    op = core.CreateOperator(op.type, list(op.input), list(op.output), engine=op.engine,
-                             device_option=device_option, arg=list(op.arg))
+    op = core.CreateOperator(
+        op.type,
+        list(op.input),
+        list(op.output),
+        engine=op.engine,
+        device_option=device_option,
+        arg=list(op.arg),
+    )
     workspace.ResetWorkspace()
     for name, value in zip(op.input, inputs):
         workspace.FeedBlob(name, value, input_device_options.get(name, device_option))
@@ -57,8 +64,9 @@ def _run(op, inputs, device_option, input_device_options):
     return [workspace.FetchBlob(name) for name in op.output]
 
 
-def check_cpu_gpu(op, inputs, outputs_to_check=None, rtol=1e-4, atol=1e-4,
-                  input_device_options=None, gpu_id=0):
+def check_cpu_gpu(
+    op, inputs, outputs_to_check=None, rtol=1e-4, atol=1e-4, input_device_options=None, gpu_id=0
+):
     """Runs `op` on the CPU and on GPU `gpu_id` with the same inputs and asserts that the outputs
     listed in `outputs_to_check` (indices; all by default) agree. Returns the GPU outputs."""
     input_device_options = input_device_options or {}
@@ -67,16 +75,21 @@ def check_cpu_gpu(op, inputs, outputs_to_check=None, rtol=1e-4, atol=1e-4,
     indices = range(len(op.output)) if outputs_to_check is None else outputs_to_check
     for i in indices:
         expected, actual = np.asarray(cpu_out[i]), np.asarray(gpu_out[i])
-        assert actual.shape == expected.shape, (
-            "{} output {} ({}): GPU shape {} != CPU shape {}".format(
-                op.type, i, op.output[i], actual.shape, expected.shape))
-        assert actual.dtype == expected.dtype, (
-            "{} output {}: GPU dtype {} != CPU dtype {}".format(
-                op.type, i, actual.dtype, expected.dtype))
+        assert (
+            actual.shape == expected.shape
+        ), "{} output {} ({}): GPU shape {} != CPU shape {}".format(
+            op.type, i, op.output[i], actual.shape, expected.shape
+        )
+        assert actual.dtype == expected.dtype, "{} output {}: GPU dtype {} != CPU dtype {}".format(
+            op.type, i, actual.dtype, expected.dtype
+        )
         np.testing.assert_allclose(
             actual.astype(np.float64) if actual.dtype != object else actual,
             expected.astype(np.float64) if expected.dtype != object else expected,
-            rtol=rtol, atol=atol, err_msg="{} output {} ({})".format(op.type, i, op.output[i]))
+            rtol=rtol,
+            atol=atol,
+            err_msg="{} output {} ({})".format(op.type, i, op.output[i]),
+        )
     return gpu_out
 
 
@@ -93,7 +106,8 @@ def check_gradient_cpu_gpu(op, inputs, rtol=1e-3, atol=1e-3, gpu_id=0):
         y = workspace.FetchBlob(name)
         grad_outputs[name] = rng.uniform(-1, 1, np.shape(y)).astype(y.dtype)
     grad_ops, input_grads = core.GradientRegistry.GetGradientForOp(
-        op, [name + "_grad" for name in op.output])
+        op, [name + "_grad" for name in op.output]
+    )
     results = []
     for device_option in (CPU, gpu(gpu_id)):
         workspace.ResetWorkspace()
@@ -101,22 +115,45 @@ def check_gradient_cpu_gpu(op, inputs, rtol=1e-3, atol=1e-3, gpu_id=0):
             workspace.FeedBlob(name, value, device_option)
         for name, value in grad_outputs.items():
             workspace.FeedBlob(name + "_grad", value, device_option)
-        fwd = core.CreateOperator(op.type, list(op.input), list(op.output), engine=op.engine,
-                                  device_option=device_option, arg=list(op.arg))
+        fwd = core.CreateOperator(
+            op.type,
+            list(op.input),
+            list(op.output),
+            engine=op.engine,
+            device_option=device_option,
+            arg=list(op.arg),
+        )
         workspace.RunOperatorOnce(fwd)
         for g in grad_ops:
-            g = core.CreateOperator(g.type, list(g.input), list(g.output), engine=g.engine,
-                                    device_option=device_option, arg=list(g.arg))
+            g = core.CreateOperator(
+                g.type,
+                list(g.input),
+                list(g.output),
+                engine=g.engine,
+                device_option=device_option,
+                arg=list(g.arg),
+            )
             workspace.RunOperatorOnce(g)
-        results.append({name: workspace.FetchBlob(str(grad)) for name, grad in
-                        zip(op.input, input_grads) if grad is not None and
-                        workspace.HasBlob(str(grad))})
-    assert results[0].keys() == results[1].keys() and results[0], (
-        "{}: gradients computed on CPU {} and GPU {}".format(op.type, sorted(results[0]),
-                                                             sorted(results[1])))
+        results.append(
+            {
+                name: workspace.FetchBlob(str(grad))
+                for name, grad in zip(op.input, input_grads)
+                if grad is not None and workspace.HasBlob(str(grad))
+            }
+        )
+    assert (
+        results[0].keys() == results[1].keys() and results[0]
+    ), "{}: gradients computed on CPU {} and GPU {}".format(
+        op.type, sorted(results[0]), sorted(results[1])
+    )
     for name in results[0]:
-        np.testing.assert_allclose(results[1][name], results[0][name], rtol=rtol, atol=atol,
-                                   err_msg="{}: gradient of input {}".format(op.type, name))
+        np.testing.assert_allclose(
+            results[1][name],
+            results[0][name],
+            rtol=rtol,
+            atol=atol,
+            err_msg="{}: gradient of input {}".format(op.type, name),
+        )
 
 
 _VALUES_RNG = np.random.RandomState(1)
@@ -143,7 +180,8 @@ def check_same_error(op, inputs, message, input_device_options=None):
         workspace.ResetWorkspace()
         for name, value in zip(op.input, inputs):
             workspace.FeedBlob(name, value, on_host.get(name, device))
-        op_on_device = core.CreateOperator(op.type, list(op.input), list(op.output),
-                                           device_option=device, arg=list(op.arg))
+        op_on_device = core.CreateOperator(
+            op.type, list(op.input), list(op.output), device_option=device, arg=list(op.arg)
+        )
         with pytest.raises(RuntimeError, match=message):
             workspace.RunOperatorOnce(op_on_device)

@@ -13,13 +13,28 @@ TESTS = pathlib.Path(__file__).resolve().parents[1]  # tests/python
 # Ops registered for CUDA that do their work on the host (I/O, stores, rendezvous), where a
 # CPU-vs-GPU comparison means nothing; their own tests live beside their CPU tests.
 HOST_SIDE_OPS = {
-    "Checkpoint", "CreateDB", "DBReaderSkip", "Load", "Save",  # files and DB readers
+    "Checkpoint",
+    "CreateDB",
+    "DBReaderSkip",
+    "Load",
+    "Save",  # files and DB readers
     "TensorProtosDBInput",  # reads on the host, copies the batch (tests/python/operators/io)
-    "FileStoreHandlerCreate", "RedisStoreHandlerCreate",  # rendezvous stores
+    "FileStoreHandlerCreate",
+    "RedisStoreHandlerCreate",  # rendezvous stores
     # Gloo communicator types without an engine only say "give it engine='GLOO'"
-    "Allgather", "Allreduce", "Barrier", "Broadcast", "CloneCommonWorld", "CreateCommonWorld",
-    "DestroyCommonWorld", "ReceiveTensor", "Reduce", "ReduceScatter", "SendTensor",
-    "CloneCommonWorld_ENGINE_GLOO", "CreateCommonWorld_ENGINE_GLOO",
+    "Allgather",
+    "Allreduce",
+    "Barrier",
+    "Broadcast",
+    "CloneCommonWorld",
+    "CreateCommonWorld",
+    "DestroyCommonWorld",
+    "ReceiveTensor",
+    "Reduce",
+    "ReduceScatter",
+    "SendTensor",
+    "CloneCommonWorld_ENGINE_GLOO",
+    "CreateCommonWorld_ENGINE_GLOO",
 }
 
 
@@ -27,12 +42,16 @@ def covered_list(path):
     """The literal COVERED_CUDA_OPS list of the test file at `path`, or None."""
     for node in ast.parse(path.read_text(), str(path)).body:
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "COVERED_CUDA_OPS" for t in node.targets):
+            isinstance(t, ast.Name) and t.id == "COVERED_CUDA_OPS" for t in node.targets
+        ):
             try:
                 ops = ast.literal_eval(node.value)
             except ValueError:
-                raise AssertionError("{}: COVERED_CUDA_OPS must be a literal list of op types"
-                                     .format(path.relative_to(TESTS)))
+                raise AssertionError(
+                    "{}: COVERED_CUDA_OPS must be a literal list of op types".format(
+                        path.relative_to(TESTS)
+                    )
+                )
             assert isinstance(ops, list) and all(isinstance(op, str) for op in ops), path
             return ops
     return None
@@ -62,6 +81,9 @@ def test_covered_ops_are_registered_for_cuda():
     registered = set(gpu_module.registered_cuda_operators())
     built_engines = {engine_of(op) for op in registered}
     # An op of an engine this build leaves out (NCCL without NCCL) cannot be registered.
-    stale = {op: where for op, where in covered_ops().items()
-             if op not in registered and engine_of(op) in built_engines}
+    stale = {
+        op: where
+        for op, where in covered_ops().items()
+        if op not in registered and engine_of(op) in built_engines
+    }
     assert not stale, "listed as covered but not registered for CUDA: {}".format(stale)

@@ -16,8 +16,9 @@ import bench_cnn_vs_pytorch as models  # noqa: E402
 from caffe2.python import workspace  # noqa: E402
 
 
-@pytest.mark.parametrize("name, layers, batch", [("lenet", models.lenet(), 8),
-                                                  ("resnet20", models.resnet20(), 4)])
+@pytest.mark.parametrize(
+    "name, layers, batch", [("lenet", models.lenet(), 8), ("resnet20", models.resnet20(), 4)]
+)
 def test_loss_and_updated_weights_match(name, layers, batch):
     rng = np.random.RandomState(3)
     params = models.init_weights(layers, rng)

@@ -21,9 +21,14 @@ print("ok")
 @pytest.mark.parametrize("torch_first", [True, False])
 def test_torch_and_caffe2_in_one_process(torch_first):
     pytest.importorskip("torch")
-    script = ("import torch\n" + SCRIPT_OURS) if torch_first else (SCRIPT_OURS + "import torch\nprint('ok')\n")
+    script = (
+        ("import torch\n" + SCRIPT_OURS)
+        if torch_first
+        else (SCRIPT_OURS + "import torch\nprint('ok')\n")
+    )
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "ok" in result.stdout

@@ -4,8 +4,13 @@ names, package and syntax."""
 import pytest
 from google.protobuf.descriptor import FieldDescriptor as FD
 
-from caffe2.proto import (caffe2_legacy_pb2, caffe2_pb2, metanet_pb2,
-                          predictor_consts_pb2, prof_dag_pb2)
+from caffe2.proto import (
+    caffe2_legacy_pb2,
+    caffe2_pb2,
+    metanet_pb2,
+    predictor_consts_pb2,
+    prof_dag_pb2,
+)
 
 # name number type label, from upstream's field tables; a capitalised type names a
 # caffe2 message or enum.
@@ -70,13 +75,19 @@ SCHEMA = {
         required, stddev 3 float required""",
     prof_dag_pb2.ProfDAGProtos: "stats 1 ProfDAGProto repeated",
 }
-SCALARS = {n: getattr(FD, "TYPE_" + n.upper()) for n in
-           ["int32", "int64", "uint32", "bool", "float", "double", "string",
-            "bytes"]}
-LABELS = {"optional": FD.LABEL_OPTIONAL, "required": FD.LABEL_REQUIRED,
-          "repeated": FD.LABEL_REPEATED}
-PACKED = {"TensorProto": {"float_data", "int32_data", "double_data",
-                          "int64_data"}, "QTensorProto": {"data"}}
+SCALARS = {
+    n: getattr(FD, "TYPE_" + n.upper())
+    for n in ["int32", "int64", "uint32", "bool", "float", "double", "string", "bytes"]
+}
+LABELS = {
+    "optional": FD.LABEL_OPTIONAL,
+    "required": FD.LABEL_REQUIRED,
+    "repeated": FD.LABEL_REPEATED,
+}
+PACKED = {
+    "TensorProto": {"float_data", "int32_data", "double_data", "int64_data"},
+    "QTensorProto": {"data"},
+}
 DEPRECATED = {"NetDef": {"num_workers"}, "ExecutionStep": {"criteria_network"}}
 
 
@@ -94,17 +105,18 @@ def test_descriptor_matches_upstream_fields(cls):
             assert sub.full_name == "caffe2." + type_name, field.name
         options = field.GetOptions()
         assert options.packed == (field.name in PACKED.get(desc.name, ())), field.name
-        assert options.deprecated == (
-            field.name in DEPRECATED.get(desc.name, ())), field.name
+        assert options.deprecated == (field.name in DEPRECATED.get(desc.name, ())), field.name
 
 
 def test_files_and_package():
-    for module, name in [(caffe2_pb2, "caffe2"), (caffe2_legacy_pb2, "caffe2_legacy"),
-                         (metanet_pb2, "metanet"),
-                         (predictor_consts_pb2, "predictor_consts"),
-                         (prof_dag_pb2, "prof_dag")]:
+    for module, name in [
+        (caffe2_pb2, "caffe2"),
+        (caffe2_legacy_pb2, "caffe2_legacy"),
+        (metanet_pb2, "metanet"),
+        (predictor_consts_pb2, "predictor_consts"),
+        (prof_dag_pb2, "prof_dag"),
+    ]:
         assert module.DESCRIPTOR.name == "caffe2/proto/%s.proto" % name
         assert module.DESCRIPTOR.package == "caffe2"
         assert module.DESCRIPTOR.syntax == "proto2"
-    assert [d.name for d in metanet_pb2.DESCRIPTOR.dependencies] == [
-        "caffe2/proto/caffe2.proto"]
+    assert [d.name for d in metanet_pb2.DESCRIPTOR.dependencies] == ["caffe2/proto/caffe2.proto"]

@@ -11,8 +11,13 @@ import struct
 import pytest
 from google.protobuf import message
 
-from caffe2.proto import (caffe2_legacy_pb2, caffe2_pb2, metanet_pb2,
-                          predictor_consts_pb2, prof_dag_pb2)
+from caffe2.proto import (
+    caffe2_legacy_pb2,
+    caffe2_pb2,
+    metanet_pb2,
+    predictor_consts_pb2,
+    prof_dag_pb2,
+)
 
 # ---------------------------------------------------------------- raw encoder
 
@@ -76,22 +81,33 @@ def roundtrip(cls, data):
 
 
 def device_option_bytes():
-    return (vint(1, 1) + vint(2, 3) + vint(3, 2**32 - 1) + ld(4, "node-a") +
-            vint(5, 1))
+    return vint(1, 1) + vint(2, 3) + vint(3, 2**32 - 1) + ld(4, "node-a") + vint(5, 1)
 
 
 def check_device_option(d):
-    assert (d.device_type, d.cuda_gpu_id, d.random_seed, d.node_name,
-            d.numa_node_id) == (caffe2_pb2.CUDA, 3, 2**32 - 1, "node-a", 1)
+    assert (d.device_type, d.cuda_gpu_id, d.random_seed, d.node_name, d.numa_node_id) == (
+        caffe2_pb2.CUDA,
+        3,
+        2**32 - 1,
+        "node-a",
+        1,
+    )
 
 
 def tensor_bytes():
-    return (rep(vint, 1, [2, 3]) + vint(2, caffe2_pb2.TensorProto.DOUBLE) +
-            packed_f32(3, [1.5, -2.25, 0.0]) + packed_varints(4, [1, -7, 300]) +
-            ld(5, b"\x00\xffab") + rep(ld, 6, [b"abc", b"\xff\x00"]) +
-            ld(7, "tensør") + ld(8, device_option_bytes()) +
-            packed_f64(9, [0.1, -1e300]) + packed_varints(10, [-1, 2**62, 0]) +
-            ld(11, vint(1, 5) + vint(2, 11)))
+    return (
+        rep(vint, 1, [2, 3])
+        + vint(2, caffe2_pb2.TensorProto.DOUBLE)
+        + packed_f32(3, [1.5, -2.25, 0.0])
+        + packed_varints(4, [1, -7, 300])
+        + ld(5, b"\x00\xffab")
+        + rep(ld, 6, [b"abc", b"\xff\x00"])
+        + ld(7, "tensør")
+        + ld(8, device_option_bytes())
+        + packed_f64(9, [0.1, -1e300])
+        + packed_varints(10, [-1, 2**62, 0])
+        + ld(11, vint(1, 5) + vint(2, 11))
+    )
 
 
 def check_tensor(t):
@@ -109,8 +125,15 @@ def check_tensor(t):
 
 
 def qtensor_bytes():
-    return (rep(vint, 1, [4, 1]) + vint(2, 8) + f64(3, 0.5) + f64(4, -3.0) +
-            vint(5, 1) + packed_varints(6, [1, -2, 255]) + ld(7, "q"))
+    return (
+        rep(vint, 1, [4, 1])
+        + vint(2, 8)
+        + f64(3, 0.5)
+        + f64(4, -3.0)
+        + vint(5, 1)
+        + packed_varints(6, [1, -2, 255])
+        + ld(7, "q")
+    )
 
 
 def check_qtensor(q):
@@ -121,8 +144,13 @@ def check_qtensor(q):
 
 
 def shape_bytes(name):
-    return (rep(vint, 1, [1, 224]) + vint(2, caffe2_pb2.TensorProto.INT64) +
-            rep(vint, 3, [0, 2]) + vint(4, 1) + ld(5, name))
+    return (
+        rep(vint, 1, [1, 224])
+        + vint(2, caffe2_pb2.TensorProto.INT64)
+        + rep(vint, 3, [0, 2])
+        + vint(4, 1)
+        + ld(5, name)
+    )
 
 
 def check_shape(s, name):
@@ -138,11 +166,18 @@ def small_net_bytes(name):
 
 
 def argument_bytes():
-    return (ld(1, "everything") + f32(2, 0.25) + vint(3, -(2**40)) +
-            ld(4, b"\x00s") + rep(f32, 5, [0.5, -1.0]) +
-            rep(vint, 6, [1, -2, 2**40]) + rep(ld, 7, [b"a", b""]) +
-            ld(8, small_net_bytes("inner")) +
-            ld(9, small_net_bytes("n0")) + ld(9, net_bytes()))
+    return (
+        ld(1, "everything")
+        + f32(2, 0.25)
+        + vint(3, -(2**40))
+        + ld(4, b"\x00s")
+        + rep(f32, 5, [0.5, -1.0])
+        + rep(vint, 6, [1, -2, 2**40])
+        + rep(ld, 7, [b"a", b""])
+        + ld(8, small_net_bytes("inner"))
+        + ld(9, small_net_bytes("n0"))
+        + ld(9, net_bytes())
+    )
 
 
 def check_argument(a):
@@ -156,17 +191,25 @@ def check_argument(a):
 
 
 def operator_bytes():
-    return (rep(ld, 1, ["X", "W"]) + ld(2, "Y") + ld(3, "conv1") +
-            ld(4, "Conv") + ld(5, ld(1, "kernel") + vint(3, 3)) +
-            ld(5, ld(1, "order") + ld(4, "NCHW")) + ld(6, device_option_bytes()) +
-            ld(7, "CUDNN") + ld(8, "dep") + vint(9, 1) + ld(10, "model.py:12"))
+    return (
+        rep(ld, 1, ["X", "W"])
+        + ld(2, "Y")
+        + ld(3, "conv1")
+        + ld(4, "Conv")
+        + ld(5, ld(1, "kernel") + vint(3, 3))
+        + ld(5, ld(1, "order") + ld(4, "NCHW"))
+        + ld(6, device_option_bytes())
+        + ld(7, "CUDNN")
+        + ld(8, "dep")
+        + vint(9, 1)
+        + ld(10, "model.py:12")
+    )
 
 
 def check_operator(op):
     assert (list(op.input), list(op.output)) == (["X", "W"], ["Y"])
     assert (op.name, op.type, op.engine) == ("conv1", "Conv", "CUDNN")
-    assert [(a.name, a.i, a.s) for a in op.arg] == [("kernel", 3, b""),
-                                                    ("order", 0, b"NCHW")]
+    assert [(a.name, a.i, a.s) for a in op.arg] == [("kernel", 3, b""), ("order", 0, b"NCHW")]
     assert op.arg[0].HasField("i") and not op.arg[0].HasField("s")
     check_device_option(op.device_option)
     assert list(op.control_input) == ["dep"]
@@ -175,10 +218,17 @@ def check_operator(op):
 
 
 def net_bytes():
-    return (ld(1, "net") + ld(2, operator_bytes()) + ld(2, ld(4, "Relu")) +
-            ld(3, "dag") + vint(4, 8) + ld(5, device_option_bytes()) +
-            ld(6, ld(1, "first_iter_only_one_worker") + vint(3, 1)) +
-            rep(ld, 7, ["X", "W"]) + ld(8, "Y"))
+    return (
+        ld(1, "net")
+        + ld(2, operator_bytes())
+        + ld(2, ld(4, "Relu"))
+        + ld(3, "dag")
+        + vint(4, 8)
+        + ld(5, device_option_bytes())
+        + ld(6, ld(1, "first_iter_only_one_worker") + vint(3, 1))
+        + rep(ld, 7, ["X", "W"])
+        + ld(8, "Y")
+    )
 
 
 def check_net(n):
@@ -193,22 +243,35 @@ def check_net(n):
 
 
 def step_bytes():
-    return (ld(1, "step") + ld(2, ld(1, "sub") + ld(3, "net")) +
-            rep(ld, 3, ["net", "net2"]) + vint(4, 2**33) + ld(5, "crit") +
-            vint(6, 1) + ld(7, "report") + vint(8, 10) + ld(9, "stop") +
-            vint(10, 1) + vint(11, 1000) + vint(12, 1) + vint(13, 4))
+    return (
+        ld(1, "step")
+        + ld(2, ld(1, "sub") + ld(3, "net"))
+        + rep(ld, 3, ["net", "net2"])
+        + vint(4, 2**33)
+        + ld(5, "crit")
+        + vint(6, 1)
+        + ld(7, "report")
+        + vint(8, 10)
+        + ld(9, "stop")
+        + vint(10, 1)
+        + vint(11, 1000)
+        + vint(12, 1)
+        + vint(13, 4)
+    )
 
 
 def check_step(s):
     assert s.name == "step"
     assert [(x.name, list(x.network)) for x in s.substep] == [("sub", ["net"])]
     assert list(s.network) == ["net", "net2"]
-    assert (s.num_iter, s.criteria_network, s.concurrent_substeps) == (
-        2**33, "crit", True)
-    assert (s.report_net, s.report_interval, s.should_stop_blob) == (
-        "report", 10, "stop")
-    assert (s.only_once, s.run_every_ms, s.create_workspace,
-            s.num_concurrent_instances) == (True, 1000, True, 4)
+    assert (s.num_iter, s.criteria_network, s.concurrent_substeps) == (2**33, "crit", True)
+    assert (s.report_net, s.report_interval, s.should_stop_blob) == ("report", 10, "stop")
+    assert (s.only_once, s.run_every_ms, s.create_workspace, s.num_concurrent_instances) == (
+        True,
+        1000,
+        True,
+        4,
+    )
 
 
 def plan_bytes():
@@ -234,8 +297,7 @@ def test_qtensor_proto():
 
 
 def test_tensor_protos():
-    ts = roundtrip(caffe2_pb2.TensorProtos,
-                   ld(1, tensor_bytes()) + ld(1, b"") + ld(1, ld(7, "b")))
+    ts = roundtrip(caffe2_pb2.TensorProtos, ld(1, tensor_bytes()) + ld(1, b"") + ld(1, ld(7, "b")))
     assert len(ts.protos) == 3
     check_tensor(ts.protos[0])
     assert ts.protos[1].ListFields() == []
@@ -244,8 +306,7 @@ def test_tensor_protos():
 
 def test_tensor_shape_and_shapes():
     check_shape(roundtrip(caffe2_pb2.TensorShape, shape_bytes("s")), "s")
-    shapes = roundtrip(caffe2_pb2.TensorShapes,
-                       ld(1, shape_bytes("a")) + ld(1, shape_bytes("b")))
+    shapes = roundtrip(caffe2_pb2.TensorShapes, ld(1, shape_bytes("a")) + ld(1, shape_bytes("b")))
     check_shape(shapes.shapes[0], "a")
     check_shape(shapes.shapes[1], "b")
 
@@ -274,10 +335,16 @@ def test_execution_step_and_plan():
 
 
 def test_blob_proto():
-    b = roundtrip(caffe2_pb2.BlobProto,
-                  ld(1, "w") + ld(2, "Tensor") + ld(3, tensor_bytes()) +
-                  ld(4, b"\x00\x01") + ld(5, qtensor_bytes()) + vint(6, 3) +
-                  vint(7, 1))
+    b = roundtrip(
+        caffe2_pb2.BlobProto,
+        ld(1, "w")
+        + ld(2, "Tensor")
+        + ld(3, tensor_bytes())
+        + ld(4, b"\x00\x01")
+        + ld(5, qtensor_bytes())
+        + vint(6, 3)
+        + vint(7, 1),
+    )
     assert (b.name, b.type, b.content) == ("w", "Tensor", b"\x00\x01")
     check_tensor(b.tensor)
     check_qtensor(b.qtensor)
@@ -285,36 +352,52 @@ def test_blob_proto():
 
 
 def test_db_reader_proto():
-    r = roundtrip(caffe2_pb2.DBReaderProto,
-                  ld(1, "reader") + ld(2, "/data/train") + ld(3, "lmdb") +
-                  ld(4, "k\x00"))
-    assert (r.name, r.source, r.db_type, r.key) == (
-        "reader", "/data/train", "lmdb", "k\x00")
+    r = roundtrip(
+        caffe2_pb2.DBReaderProto,
+        ld(1, "reader") + ld(2, "/data/train") + ld(3, "lmdb") + ld(4, "k\x00"),
+    )
+    assert (r.name, r.source, r.db_type, r.key) == ("reader", "/data/train", "lmdb", "k\x00")
 
 
 def test_metanet():
-    info = (ld(1, "proj") + ld(2, "cls") + ld(3, "1.0") +
-            ld(4, "MULTI_PREDICTOR") + ld(5, "id7"))
+    info = ld(1, "proj") + ld(2, "cls") + ld(3, "1.0") + ld(4, "MULTI_PREDICTOR") + ld(5, "id7")
     blobs = ld(1, "INPUTS_BLOB_TYPE") + rep(ld, 2, ["data", "label"])
     nets = ld(1, "PREDICT_NET_TYPE") + ld(2, net_bytes())
     plans = ld(1, "TRAIN_PLAN_TYPE") + ld(2, plan_bytes())
     strings = ld(1, "k") + ld(2, "v")
-    m = roundtrip(metanet_pb2.MetaNetDef,
-                  ld(1, blobs) + ld(1, ld(1, "OUTPUTS_BLOB_TYPE")) + ld(2, nets) +
-                  ld(3, info) + ld(4, plans) + ld(5, strings))
+    m = roundtrip(
+        metanet_pb2.MetaNetDef,
+        ld(1, blobs)
+        + ld(1, ld(1, "OUTPUTS_BLOB_TYPE"))
+        + ld(2, nets)
+        + ld(3, info)
+        + ld(4, plans)
+        + ld(5, strings),
+    )
     assert [(b.key, list(b.value)) for b in m.blobs] == [
-        ("INPUTS_BLOB_TYPE", ["data", "label"]), ("OUTPUTS_BLOB_TYPE", [])]
+        ("INPUTS_BLOB_TYPE", ["data", "label"]),
+        ("OUTPUTS_BLOB_TYPE", []),
+    ]
     assert [n.key for n in m.nets] == ["PREDICT_NET_TYPE"]
     check_net(m.nets[0].value)
     mi = m.modelInfo
-    assert (mi.project, mi.modelClass, mi.version, mi.predictorType,
-            mi.modelId) == ("proj", "cls", "1.0", "MULTI_PREDICTOR", "id7")
+    assert (mi.project, mi.modelClass, mi.version, mi.predictorType, mi.modelId) == (
+        "proj",
+        "cls",
+        "1.0",
+        "MULTI_PREDICTOR",
+        "id7",
+    )
     assert [p.key for p in m.plans] == ["TRAIN_PLAN_TYPE"]
     check_plan(m.plans[0].value)
     assert [(s.key, s.value) for s in m.applicationSpecificInfo] == [("k", "v")]
-    for cls, data in [(metanet_pb2.ModelInfo, info), (metanet_pb2.BlobsMap, blobs),
-                      (metanet_pb2.NetsMap, nets), (metanet_pb2.PlansMap, plans),
-                      (metanet_pb2.StringMap, strings)]:
+    for cls, data in [
+        (metanet_pb2.ModelInfo, info),
+        (metanet_pb2.BlobsMap, blobs),
+        (metanet_pb2.NetsMap, nets),
+        (metanet_pb2.PlansMap, plans),
+        (metanet_pb2.StringMap, strings),
+    ]:
         assert roundtrip(cls, data).IsInitialized()
 
 
@@ -322,10 +405,13 @@ def test_prof_dag():
     one = ld(1, "Conv") + f32(2, 1.5) + f32(3, 0.125)
     p = roundtrip(prof_dag_pb2.ProfDAGProto, one)
     assert (p.name, p.mean, p.stddev) == ("Conv", 1.5, 0.125)
-    ps = roundtrip(prof_dag_pb2.ProfDAGProtos,
-                   ld(1, one) + ld(1, ld(1, "Relu") + f32(2, 0.0) + f32(3, 2.0)))
+    ps = roundtrip(
+        prof_dag_pb2.ProfDAGProtos, ld(1, one) + ld(1, ld(1, "Relu") + f32(2, 0.0) + f32(3, 2.0))
+    )
     assert [(s.name, s.mean, s.stddev) for s in ps.stats] == [
-        ("Conv", 1.5, 0.125), ("Relu", 0.0, 2.0)]
+        ("Conv", 1.5, 0.125),
+        ("Relu", 0.0, 2.0),
+    ]
 
 
 def test_predictor_consts():
@@ -344,19 +430,38 @@ def enum_items(enum):
 
 def test_enums():
     assert enum_items(caffe2_pb2.TensorProto.DataType.DESCRIPTOR) == {
-        "UNDEFINED": 0, "FLOAT": 1, "INT32": 2, "BYTE": 3, "STRING": 4,
-        "BOOL": 5, "UINT8": 6, "INT8": 7, "UINT16": 8, "INT16": 9, "INT64": 10,
-        "FLOAT16": 12, "DOUBLE": 13}
+        "UNDEFINED": 0,
+        "FLOAT": 1,
+        "INT32": 2,
+        "BYTE": 3,
+        "STRING": 4,
+        "BOOL": 5,
+        "UINT8": 6,
+        "INT8": 7,
+        "UINT16": 8,
+        "INT16": 9,
+        "INT64": 10,
+        "FLOAT16": 12,
+        "DOUBLE": 13,
+    }
     assert 11 not in caffe2_pb2.TensorProto.DataType.values()
     assert caffe2_pb2.TensorProto.FLOAT16 == 12
     assert enum_items(caffe2_pb2.DeviceType.DESCRIPTOR) == {
-        "CPU": 0, "CUDA": 1, "MKLDNN": 2, "OPENGL": 3,
-        "COMPILE_TIME_MAX_DEVICE_TYPES": 4, "ONLY_FOR_TEST": 20901701}
-    assert (caffe2_pb2.CPU, caffe2_pb2.CUDA, caffe2_pb2.ONLY_FOR_TEST) == (
-        0, 1, 20901701)
+        "CPU": 0,
+        "CUDA": 1,
+        "MKLDNN": 2,
+        "OPENGL": 3,
+        "COMPILE_TIME_MAX_DEVICE_TYPES": 4,
+        "ONLY_FOR_TEST": 20901701,
+    }
+    assert (caffe2_pb2.CPU, caffe2_pb2.CUDA, caffe2_pb2.ONLY_FOR_TEST) == (0, 1, 20901701)
     assert caffe2_pb2.DeviceType.DESCRIPTOR.full_name == "caffe2.DeviceType"
     assert enum_items(caffe2_legacy_pb2.LegacyPadding.DESCRIPTOR) == {
-        "NOTSET": 0, "VALID": 1, "SAME": 2, "CAFFE_LEGACY_POOLING": 3}
+        "NOTSET": 0,
+        "VALID": 1,
+        "SAME": 2,
+        "CAFFE_LEGACY_POOLING": 3,
+    }
     assert caffe2_legacy_pb2.CAFFE_LEGACY_POOLING == 3
 
 
@@ -367,8 +472,7 @@ def test_defaults_and_presence():
     assert caffe2_pb2.TensorShape().data_type == caffe2_pb2.TensorProto.FLOAT
     assert caffe2_pb2.TensorShape().unknown_shape is False
     d = caffe2_pb2.DeviceOption()
-    assert (d.device_type, d.cuda_gpu_id, d.random_seed, d.numa_node_id) == (
-        0, 0, 0, -1)
+    assert (d.device_type, d.cuda_gpu_id, d.random_seed, d.numa_node_id) == (0, 0, 0, -1)
     assert caffe2_pb2.OperatorDef().is_gradient_op is False
     assert metanet_pb2.ModelInfo().predictorType == "SINGLE_PREDICTOR"
     assert not metanet_pb2.ModelInfo().HasField("predictorType")
@@ -380,29 +484,43 @@ def test_defaults_and_presence():
 
 def test_predictor_consts_defaults():
     c = predictor_consts_pb2.PredictorConsts()
-    names = ["META_NET_DEF", "PREDICTOR_DBREADER", "PARAMETERS_BLOB_TYPE",
-             "INPUTS_BLOB_TYPE", "OUTPUTS_BLOB_TYPE", "GLOBAL_INIT_NET_TYPE",
-             "PREDICT_INIT_NET_TYPE", "PREDICT_NET_TYPE", "SINGLE_PREDICTOR",
-             "MULTI_PREDICTOR", "TRAIN_INIT_PLAN_TYPE", "TRAIN_PLAN_TYPE"]
+    names = [
+        "META_NET_DEF",
+        "PREDICTOR_DBREADER",
+        "PARAMETERS_BLOB_TYPE",
+        "INPUTS_BLOB_TYPE",
+        "OUTPUTS_BLOB_TYPE",
+        "GLOBAL_INIT_NET_TYPE",
+        "PREDICT_INIT_NET_TYPE",
+        "PREDICT_NET_TYPE",
+        "SINGLE_PREDICTOR",
+        "MULTI_PREDICTOR",
+        "TRAIN_INIT_PLAN_TYPE",
+        "TRAIN_PLAN_TYPE",
+    ]
     fields = c.DESCRIPTOR.fields
-    assert [(f.name, f.number) for f in fields] == [
-        (n, i + 1) for i, n in enumerate(names)]
+    assert [(f.name, f.number) for f in fields] == [(n, i + 1) for i, n in enumerate(names)]
     for name in names:
         expected = "!!" + name if name in names[:2] else name
         assert getattr(c, name) == expected
 
 
 def test_packed_and_unpacked_encodings():
-    t = caffe2_pb2.TensorProto(dims=[2, 3], float_data=[1.5], int32_data=[1, -7],
-                               double_data=[0.5], int64_data=[-1])
+    t = caffe2_pb2.TensorProto(
+        dims=[2, 3], float_data=[1.5], int32_data=[1, -7], double_data=[0.5], int64_data=[-1]
+    )
     assert t.SerializeToString() == (
-        rep(vint, 1, [2, 3]) + packed_f32(3, [1.5]) + packed_varints(4, [1, -7]) +
-        packed_f64(9, [0.5]) + packed_varints(10, [-1]))
+        rep(vint, 1, [2, 3])
+        + packed_f32(3, [1.5])
+        + packed_varints(4, [1, -7])
+        + packed_f64(9, [0.5])
+        + packed_varints(10, [-1])
+    )
     assert caffe2_pb2.QTensorProto(
-        precision=1, scale=1.0, bias=0.0, is_signed=False,
-        data=[3, 4]).SerializeToString() == (
-            vint(2, 1) + f64(3, 1.0) + f64(4, 0.0) + vint(5, 0) +
-            packed_varints(6, [3, 4]))
+        precision=1, scale=1.0, bias=0.0, is_signed=False, data=[3, 4]
+    ).SerializeToString() == (
+        vint(2, 1) + f64(3, 1.0) + f64(4, 0.0) + vint(5, 0) + packed_varints(6, [3, 4])
+    )
     a = caffe2_pb2.Argument(floats=[0.5, 1.0], ints=[1, 2])
     assert a.SerializeToString() == rep(f32, 5, [0.5, 1.0]) + rep(vint, 6, [1, 2])
     s = caffe2_pb2.TensorShape(dims=[4], unknown_dims=[0])
@@ -417,15 +535,18 @@ def test_packed_and_unpacked_encodings():
 # ------------------------------------------------------------- malformed input
 
 
-@pytest.mark.parametrize("data", [
-    b"\x08\x80",                  # varint cut short
-    b"\x12",                      # tag without a value
-    ld(7, "abc")[:-1],            # length-delimited runs past the end
-    b"\x1a\x03abc",               # packed floats not a multiple of 4 bytes
-    b"\x4a\x03abc",               # packed doubles not a multiple of 8 bytes
-    b"\x0e",                      # wire type 6 does not exist
-    b"\x0f",                      # wire type 7 does not exist
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x08\x80",  # varint cut short
+        b"\x12",  # tag without a value
+        ld(7, "abc")[:-1],  # length-delimited runs past the end
+        b"\x1a\x03abc",  # packed floats not a multiple of 4 bytes
+        b"\x4a\x03abc",  # packed doubles not a multiple of 8 bytes
+        b"\x0e",  # wire type 6 does not exist
+        b"\x0f",  # wire type 7 does not exist
+    ],
+)
 def test_malformed_bytes_raise_decode_error(data):
     with pytest.raises(message.DecodeError):
         caffe2_pb2.TensorProto().ParseFromString(data)

@@ -1,5 +1,6 @@
-"""get_build_options() and caffe2.python.build_info tell the truth about the build: each switch agrees
-with what the build registered and installed, versions are given exactly for the backends built."""
+"""get_build_options() and caffe2.python.build_info tell the truth about the build: each switch
+agrees with what the build registered and installed, versions are given exactly for the backends
+built."""
 import glob
 import os
 import platform
@@ -9,15 +10,28 @@ import sys
 from caffe2.python import build_info, workspace
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(workspace.__file__))
-SWITCHES = ["USE_CUDA", "USE_CUDNN", "USE_NCCL", "USE_DNNL", "USE_OPENMP", "USE_GLOO", "USE_MPI", "USE_REDIS"]
+SWITCHES = [
+    "USE_CUDA",
+    "USE_CUDNN",
+    "USE_NCCL",
+    "USE_DNNL",
+    "USE_OPENMP",
+    "USE_GLOO",
+    "USE_MPI",
+    "USE_REDIS",
+]
 
 
 def test_every_switch_is_on_or_off_and_every_version_present():
     options = workspace.C.get_build_options()
     for key in SWITCHES:
         assert options[key] in ("ON", "OFF"), (key, options[key])
-    for switch, version in [("USE_CUDA", "CUDA_VERSION"), ("USE_CUDNN", "CUDNN_VERSION"),
-                            ("USE_NCCL", "NCCL_VERSION"), ("USE_DNNL", "DNNL_VERSION")]:
+    for switch, version in [
+        ("USE_CUDA", "CUDA_VERSION"),
+        ("USE_CUDNN", "CUDNN_VERSION"),
+        ("USE_NCCL", "NCCL_VERSION"),
+        ("USE_DNNL", "DNNL_VERSION"),
+    ]:
         if options[switch] == "ON":
             assert options[version].count(".") >= 1, (version, options[version])
         else:
@@ -50,12 +64,24 @@ def test_engines_and_preference():
     assert ("DNNL" in conv["CPU"]) == build_info.has_backend("DNNL")
     assert build_info.engines("NoSuchOp")["CPU"] == []
     # The defaults, in a fresh process (upstream's TestCase clears the preferences for op tests).
-    out = subprocess.run([sys.executable, "-c", "from caffe2.python import build_info; "
-                          "print(build_info.engine_preference())"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from caffe2.python import build_info; " "print(build_info.engine_preference())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "{'CPU': ['DNNL'], 'CUDA': ['CUDNN']}"
 
 
 def test_summary_from_the_command_line():
-    out = subprocess.run([sys.executable, "-m", "caffe2.python.build_info"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "caffe2.python.build_info"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "USE_DNNL" in out and "engines:" in out and "engine preference:" in out

@@ -26,18 +26,23 @@ def run_op(op_type, inputs, outputs, **kwargs):
 def test_unscale_gradients_divides_and_flags_non_finite(dtype):
     g0 = np.array([2.0, -4.0, 8.0], dtype)
     g1 = np.array([[1.0, 3.0]], dtype)
-    out = run_op("UnscaleGradients", {"s": np.array([4.0], np.float32), "g0": g0, "g1": g1},
-                 ["g0", "g1", "found"])
+    out = run_op(
+        "UnscaleGradients",
+        {"s": np.array([4.0], np.float32), "g0": g0, "g1": g1},
+        ["g0", "g1", "found"],
+    )
     np.testing.assert_array_equal(out[0], g0 / 4)
     np.testing.assert_array_equal(out[1], g1 / 4)
     assert out[0].dtype == dtype and out[2].tolist() == [False]
     g1[0, 1] = np.inf
-    out = run_op("UnscaleGradients", {"s": np.array([4.0], np.float32), "g0": g0, "g1": g1},
-                 ["g0", "g1", "found"])
+    out = run_op(
+        "UnscaleGradients",
+        {"s": np.array([4.0], np.float32), "g0": g0, "g1": g1},
+        ["g0", "g1", "found"],
+    )
     assert out[2].tolist() == [True]
     g0[1] = np.nan
-    out = run_op("UnscaleGradients", {"s": np.array([4.0], np.float32), "g0": g0},
-                 ["g0", "found"])
+    out = run_op("UnscaleGradients", {"s": np.array([4.0], np.float32), "g0": g0}, ["g0", "found"])
     assert out[1].tolist() == [True]
 
 
@@ -45,34 +50,53 @@ def test_unscale_gradients_errors():
     workspace.FeedBlob("s", np.array([4.0], np.float32))
     workspace.FeedBlob("g", np.ones(3, np.float32))
     workspace.FeedBlob("i", np.ones(3, np.int32))
-    with pytest.raises(RuntimeError, match=r"UnscaleGradients.*input 1 \('g'\) and output 0 "
-                                           r"\('other'\) must be the same blob"):
-        workspace.RunOperatorOnce(core.CreateOperator("UnscaleGradients", ["s", "g"],
-                                                      ["other", "found"]))
+    with pytest.raises(
+        RuntimeError,
+        match=r"UnscaleGradients.*input 1 \('g'\) and output 0 "
+        r"\('other'\) must be the same blob",
+    ):
+        workspace.RunOperatorOnce(
+            core.CreateOperator("UnscaleGradients", ["s", "g"], ["other", "found"])
+        )
     with pytest.raises(RuntimeError, match="must be float or float16"):
-        workspace.RunOperatorOnce(core.CreateOperator("UnscaleGradients", ["s", "i"],
-                                                      ["i", "found"]))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("UnscaleGradients", ["s", "i"], ["i", "found"])
+        )
     workspace.FeedBlob("s", np.array([4.0, 2.0], np.float32))
     with pytest.raises(RuntimeError, match="loss scale must be a one-element float tensor"):
-        workspace.RunOperatorOnce(core.CreateOperator("UnscaleGradients", ["s", "g"],
-                                                      ["g", "found"]))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("UnscaleGradients", ["s", "g"], ["g", "found"])
+        )
 
 
 def test_update_loss_scale_backs_off_and_grows():
-    args = dict(growth_factor=2.0, backoff_factor=0.25, growth_interval=3, min_loss_scale=2.0,
-                max_loss_scale=64.0)
+    args = dict(
+        growth_factor=2.0,
+        backoff_factor=0.25,
+        growth_interval=3,
+        min_loss_scale=2.0,
+        max_loss_scale=64.0,
+    )
     workspace.FeedBlob("s", np.array([16.0], np.float32))
     workspace.FeedBlob("good", np.array([0], np.int64))
     op = core.CreateOperator("UpdateLossScale", ["s", "good", "found"], ["s", "good"], **args)
     history = []
-    for found in [False, False, False, False, True, True, True, False, False, False] + \
-            [False] * 15:
+    for found in [False, False, False, False, True, True, True, False, False, False] + [False] * 15:
         workspace.FeedBlob("found", np.array([found]))
         workspace.RunOperatorOnce(op)
-        history.append((float(workspace.FetchBlob("s")[0]),
-                        int(workspace.FetchBlob("good")[0])))
-    assert history[:10] == [(16, 1), (16, 2), (32, 0), (32, 1), (8, 0), (2, 0), (2, 0), (2, 1),
-                            (2, 2), (4, 0)]
+        history.append((float(workspace.FetchBlob("s")[0]), int(workspace.FetchBlob("good")[0])))
+    assert history[:10] == [
+        (16, 1),
+        (16, 2),
+        (32, 0),
+        (32, 1),
+        (8, 0),
+        (2, 0),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (4, 0),
+    ]
     assert history[-1] == (64, 0)  # capped at max_loss_scale
 
 
@@ -81,37 +105,64 @@ def test_update_loss_scale_rejects_bad_arguments():
     workspace.FeedBlob("good", np.array([0], np.int64))
     workspace.FeedBlob("found", np.array([False]))
     with pytest.raises(RuntimeError, match="growth_interval must be >= 1"):
-        workspace.RunOperatorOnce(core.CreateOperator(
-            "UpdateLossScale", ["s", "good", "found"], ["s", "good"], growth_interval=0))
+        workspace.RunOperatorOnce(
+            core.CreateOperator(
+                "UpdateLossScale", ["s", "good", "found"], ["s", "good"], growth_interval=0
+            )
+        )
     workspace.FeedBlob("good", np.array([0], np.int32))
     with pytest.raises(RuntimeError, match="good_steps must be a one-element int64 tensor"):
-        workspace.RunOperatorOnce(core.CreateOperator(
-            "UpdateLossScale", ["s", "good", "found"], ["s", "good"]))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("UpdateLossScale", ["s", "good", "found"], ["s", "good"])
+        )
 
 
-@pytest.mark.parametrize("op_type,dtype", [("FP32MomentumSGDUpdate", np.float32),
-                                           ("FP16MomentumSGDUpdate", np.float16)])
+@pytest.mark.parametrize(
+    "op_type,dtype", [("FP32MomentumSGDUpdate", np.float32), ("FP16MomentumSGDUpdate", np.float16)]
+)
 def test_updates_skip_when_told(op_type, dtype):
     g, m, p = (np.array([1.0, -2.0], dtype) for _ in range(3))
     lr = np.array([0.1], np.float32)
     for skip, changed in ((True, False), (False, True)):
-        out = run_op(op_type, {"g": g, "m": m, "lr": lr, "p": p, "skip": np.array([skip])},
-                     ["g", "m", "p"], momentum=0.9)
+        out = run_op(
+            op_type,
+            {"g": g, "m": m, "lr": lr, "p": p, "skip": np.array([skip])},
+            ["g", "m", "p"],
+            momentum=0.9,
+        )
         assert (not np.array_equal(out[2], p)) == changed
 
 
 def model_and_data(dynamic, **scale_args):
     model = model_helper.ModelHelper(name="ls_%d" % dynamic)
     rng = np.random.RandomState(0)
-    fc1 = brew.fc(model, "data", "fc1", 4, 8,
-                  weight_init=("GivenTensorFill", {"values": rng.randn(8, 4).astype(np.float32)}))
+    fc1 = brew.fc(
+        model,
+        "data",
+        "fc1",
+        4,
+        8,
+        weight_init=("GivenTensorFill", {"values": rng.randn(8, 4).astype(np.float32)}),
+    )
     relu = brew.relu(model, fc1, "relu")
-    fc2 = brew.fc(model, relu, "fc2", 8, 3,
-                  weight_init=("GivenTensorFill", {"values": rng.randn(3, 8).astype(np.float32)}))
+    fc2 = brew.fc(
+        model,
+        relu,
+        "fc2",
+        8,
+        3,
+        weight_init=("GivenTensorFill", {"values": rng.randn(3, 8).astype(np.float32)}),
+    )
     _, loss = model.SoftmaxWithLoss([fc2, "label"], ["softmax", "loss"])
     model.AddGradientOperators([loss])
-    optimizer.build_fp16_sgd(model, 0.05, momentum=0.9, weight_decay=0.0,
-                             dynamic_loss_scale=dynamic, loss_scale_args=scale_args or None)
+    optimizer.build_fp16_sgd(
+        model,
+        0.05,
+        momentum=0.9,
+        weight_decay=0.0,
+        dynamic_loss_scale=dynamic,
+        loss_scale_args=scale_args or None,
+    )
     workspace.FeedBlob("data", rng.randn(16, 4).astype(np.float32))
     workspace.FeedBlob("label", rng.randint(0, 3, 16).astype(np.int32))
     workspace.RunNetOnce(model.param_init_net)
@@ -166,11 +217,14 @@ def test_data_parallel_model_on_two_cpu_devices_skips_together():
 
     model = model_helper.ModelHelper(name="dpm_ls")
     dpm.Parallelize_CPU(
-        model, input_builder_fun=lambda m: None, forward_pass_builder_fun=forward,
+        model,
+        input_builder_fun=lambda m: None,
+        forward_pass_builder_fun=forward,
         optimizer_builder_fun=lambda m: optimizer.build_fp16_sgd(
-            m, 0.1, momentum=0.9, dynamic_loss_scale=True,
-            loss_scale_args=dict(init_scale=256.0)),
-        devices=[0, 1])
+            m, 0.1, momentum=0.9, dynamic_loss_scale=True, loss_scale_args=dict(init_scale=256.0)
+        ),
+        devices=[0, 1],
+    )
     types = [op.type for op in model.net.Proto().op]
     assert types.count("UnscaleGradients") == 1 and types.count("UpdateLossScale") == 1
     assert types.count("Mul") == 2  # both devices' loss-gradient seeds

@@ -19,7 +19,7 @@ def fresh_workspace():
 
 
 def const(value):
-    return ('ConstantFill', {'value': value})
+    return ("ConstantFill", {"value": value})
 
 
 def test_defaults():
@@ -27,13 +27,12 @@ def test_defaults():
     assert model.name == "model"
     assert model.net.Proto().name.startswith("model")
     assert model.param_init_net.Proto().name.startswith("model_init")
-    assert model.arg_scope == {'order': 'NCHW', 'use_cudnn': True,
-                               'cudnn_exhaustive_search': False}
+    assert model.arg_scope == {"order": "NCHW", "use_cudnn": True, "cudnn_exhaustive_search": False}
     assert model.params == [] and model.param_to_grad == {}
     assert model.gradient_ops_added is False
     assert model.get_name() == "model"
-    model = model_helper.ModelHelper(name="m", arg_scope={'order': 'NHWC'})
-    assert model.arg_scope['order'] == 'NHWC'
+    model = model_helper.ModelHelper(name="m", arg_scope={"order": "NHWC"})
+    assert model.arg_scope["order"] == "NHWC"
     assert model.Proto() is model.net.Proto()
     assert model.InitProto() is model.param_init_net.Proto()
 
@@ -53,10 +52,8 @@ def test_create_param_is_scoped_tagged_and_idempotent():
             model.create_param("w", [3, 3], init)
     info = model.get_param_info(w)
     assert info.shape == [2, 3] and info.size == 6
-    b = model.create_param("b", [2], init,
-                           tags=[ParameterTags.BIAS,
-                                 ParameterTags.COMPUTED_PARAM])
-    assert model.biases == [b] and model.GetComputedParams('') == [b]
+    b = model.create_param("b", [2], init, tags=[ParameterTags.BIAS, ParameterTags.COMPUTED_PARAM])
+    assert model.biases == [b] and model.GetComputedParams("") == [b]
     assert b not in model.params
 
 
@@ -66,13 +63,12 @@ def test_get_params_by_namescope():
         with core.NameScope(scope_name):
             brew.fc(model, "in", "fc", 2, 2, weight_init=const(1.0))
     names = lambda ps: sorted(str(p) for p in ps)
-    assert len(model.GetParams('')) == 6
-    assert names(model.GetParams('x')) == [
-        'x/fc_b', 'x/fc_w', 'x/y/fc_b', 'x/y/fc_w']
-    assert names(model.GetParams('x/y/')) == ['x/y/fc_b', 'x/y/fc_w']
+    assert len(model.GetParams("")) == 6
+    assert names(model.GetParams("x")) == ["x/fc_b", "x/fc_w", "x/y/fc_b", "x/y/fc_w"]
+    assert names(model.GetParams("x/y/")) == ["x/y/fc_b", "x/y/fc_w"]
     with core.NameScope("z"):
-        assert names(model.GetParams()) == ['z/fc_b', 'z/fc_w']
-    assert names(model.GetAllParams('z')) == ['z/fc_b', 'z/fc_w']
+        assert names(model.GetParams()) == ["z/fc_b", "z/fc_w"]
+    assert names(model.GetAllParams("z")) == ["z/fc_b", "z/fc_w"]
 
 
 def test_parameter_sharing():
@@ -80,12 +76,11 @@ def test_parameter_sharing():
     with core.NameScope("global"):
         with ParameterSharing({"b": "a"}):
             with core.NameScope("a"):
-                w_a = brew.fc(model, "x", "fc", 2, 2, weight_init=const(1.))
+                w_a = brew.fc(model, "x", "fc", 2, 2, weight_init=const(1.0))
             with core.NameScope("b"):
-                w_b = brew.fc(model, "x", "fc", 2, 2, weight_init=const(1.))
+                w_b = brew.fc(model, "x", "fc", 2, 2, weight_init=const(1.0))
     assert str(w_a) == "global/a/fc" and str(w_b) == "global/b/fc"
-    assert sorted(str(p) for p in model.params) == [
-        "global/a/fc_b", "global/a/fc_w"]
+    assert sorted(str(p) for p in model.params) == ["global/a/fc_b", "global/a/fc_w"]
     assert list(model.net.Proto().op[1].input)[1] == "global/a/fc_w"
 
 
@@ -97,22 +92,22 @@ def test_add_gradient_operators_and_param_to_grad():
     assert model.gradient_ops_added
     assert grad_map["fc_w"] == "fc_w_grad"
     assert {str(k): str(v) for k, v in model.param_to_grad.items()} == {
-        "fc_w": "fc_w_grad", "fc_b": "fc_b_grad"}
+        "fc_w": "fc_w_grad",
+        "fc_b": "fc_b_grad",
+    }
     infos = model.GetOptimizationParamInfo()
     assert sorted(str(i.grad) for i in infos) == ["fc_b_grad", "fc_w_grad"]
-    assert all(i.grad_type() == 'dense' for i in infos)
+    assert all(i.grad_type() == "dense" for i in infos)
 
     workspace.FeedBlob("data", np.ones((4, 3), np.float32))
     workspace.RunNetOnce(model.param_init_net)
     workspace.RunNetOnce(model.net)
-    np.testing.assert_allclose(workspace.FetchBlob("fc_w_grad"),
-                               np.full((2, 3), 0.5, np.float32))
+    np.testing.assert_allclose(workspace.FetchBlob("fc_w_grad"), np.full((2, 3), 0.5, np.float32))
 
 
 def test_add_gradient_operators_twice_raises():
     model = model_helper.ModelHelper(name="twice")
-    loss = model.AveragedLoss(
-        brew.fc(model, "d", "fc", 1, 1, weight_init=const(1.)), "loss")
+    loss = model.AveragedLoss(brew.fc(model, "d", "fc", 1, 1, weight_init=const(1.0)), "loss")
     model.AddGradientOperators([loss])
     with pytest.raises(RuntimeError, match="AddGradientOperators twice"):
         model.AddGradientOperators([loss])
@@ -120,7 +115,7 @@ def test_add_gradient_operators_twice_raises():
 
 def test_duplicate_params_are_rejected():
     model = model_helper.ModelHelper(name="dup")
-    fc = brew.fc(model, "d", "fc", 1, 1, weight_init=const(1.))
+    fc = brew.fc(model, "d", "fc", 1, 1, weight_init=const(1.0))
     model.AddParameter(model.params[0])
     assert model._Validate() == ["fc_w"]
     with pytest.raises(AssertionError, match="Duplicate params.*fc_w"):
@@ -175,16 +170,13 @@ def test_extract_predictor_net():
     fc = brew.fc(model, "data", "fc", 3, 2, weight_init=const(1.0))
     loss = model.AveragedLoss(fc, "loss")
     model.AddGradientOperators([loss])
-    predict_net, params = model_helper.ExtractPredictorNet(
-        model.net.Proto(), ["data"], ["fc"])
-    assert predict_net.Proto().name.startswith(
-        model.net.Proto().name + "_predict")
+    predict_net, params = model_helper.ExtractPredictorNet(model.net.Proto(), ["data"], ["fc"])
+    assert predict_net.Proto().name.startswith(model.net.Proto().name + "_predict")
     assert [op.type for op in predict_net.Proto().op] == ["FC"]
     assert sorted(params) == ["fc_b", "fc_w"]
     assert list(predict_net.Proto().external_output) == ["fc"]
 
     bad = core.Net("bad")
-    bad.Proto().op.extend([core.CreateOperator(
-        "Copy", ["data"], ["out"], is_test=0)])
+    bad.Proto().op.extend([core.CreateOperator("Copy", ["data"], ["out"], is_test=0)])
     with pytest.raises(Exception, match="is_test=0"):
         model_helper.ExtractPredictorNet(bad.Proto(), ["data"], ["out"])

@@ -5,18 +5,16 @@ import pytest
 from caffe2.python import core, scope
 from caffe2.python.modeling import initializers
 from caffe2.python.modeling.parameter_info import ParameterInfo
-from caffe2.python.modeling.parameter_sharing import (
-    ParameterSharing, parameter_sharing_context)
-from caffe2.python.optimizer_context import (
-    DEFAULT_OPTIM, OptimizerContext, UseOptimizer)
-from caffe2.python.regularizer_context import (
-    RegularizerContext, UseRegularizer)
+from caffe2.python.modeling.parameter_sharing import ParameterSharing, parameter_sharing_context
+from caffe2.python.optimizer_context import DEFAULT_OPTIM, OptimizerContext, UseOptimizer
+from caffe2.python.regularizer_context import RegularizerContext, UseRegularizer
 
 
 def test_initializer_creates_op_with_kwargs():
     net = core.Net("init_test")
     info = initializers.Initializer("ConstantFill", value=3.0).create_param(
-        core.BlobReference("p"), net, [2, 2])
+        core.BlobReference("p"), net, [2, 2]
+    )
     op = net.Proto().op[0]
     assert (op.type, list(op.output)) == ("ConstantFill", ["p"])
     assert {a.name for a in op.arg} == {"shape", "value"}
@@ -24,18 +22,19 @@ def test_initializer_creates_op_with_kwargs():
 
 
 def test_update_initializer():
-    init = initializers.update_initializer(None, ("ConstantFill", {}),
-                                           ("XavierFill", {}))
+    init = initializers.update_initializer(None, ("ConstantFill", {}), ("XavierFill", {}))
     assert init.operator_name == "ConstantFill"
     init = initializers.update_initializer(None, None, ("XavierFill", {}))
     assert init.operator_name == "XavierFill"
     init = initializers.update_initializer(
-        initializers.PseudoFP16Initializer, None, ("XavierFill", {}))
+        initializers.PseudoFP16Initializer, None, ("XavierFill", {})
+    )
     assert isinstance(init, initializers.PseudoFP16Initializer)
     with pytest.raises(Exception, match="overwrites are not allowed"):
         init.update("ConstantFill", {})
     init = initializers.update_initializer(
-        initializers.ExternalInitializer, ("XavierFill", {}), None)
+        initializers.ExternalInitializer, ("XavierFill", {}), None
+    )
     net = core.Net("ext")
     with core.NameScope("s"):
         info = init.create_param("w", net, [1])
@@ -60,19 +59,15 @@ def test_parameter_sharing_nested_and_restored():
     with core.NameScope("model"):
         with ParameterSharing({"b": "a", "c": ""}):
             with core.NameScope("b"):
-                assert parameter_sharing_context.get_parameter_name("w") \
-                    == "model/a/w"
+                assert parameter_sharing_context.get_parameter_name("w") == "model/a/w"
             with core.NameScope("c"):
-                assert parameter_sharing_context.get_parameter_name("w") \
-                    == "model/w"
+                assert parameter_sharing_context.get_parameter_name("w") == "model/w"
             with ParameterSharing({"a": "z"}):
                 with core.NameScope("b"):
                     # b -> a -> z, resolved recursively
-                    assert parameter_sharing_context.get_parameter_name(
-                        "w") == "model/z/w"
+                    assert parameter_sharing_context.get_parameter_name("w") == "model/z/w"
         with core.NameScope("b"):
-            assert parameter_sharing_context.get_parameter_name("w") == \
-                "model/b/w"
+            assert parameter_sharing_context.get_parameter_name("w") == "model/b/w"
     with pytest.raises(AssertionError, match="prefix"):
         with ParameterSharing({"a": "a/b"}):
             pass

@@ -34,6 +34,7 @@ def test_graph_in_json(tmp_path):
 def test_png_safe_returns_dummy_png_on_failure():
     def fail():
         raise RuntimeError("no graph")
+
     png = net_drawer.GetGraphPngSafe(fail)
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and b"IEND" in png
 
@@ -56,8 +57,7 @@ def test_pydot_graphs():
     graph = net_drawer.GetPydotGraph(small_net(), rankdir="TB")
     names = [n.get_name() for n in graph.get_nodes()]
     assert any("Copy (op#0)" in n for n in names)
-    minimal = net_drawer.GetPydotGraphMinimal(
-        small_net(), minimal_dependency=True)
+    minimal = net_drawer.GetPydotGraphMinimal(small_net(), minimal_dependency=True)
     assert len(minimal.get_edges()) == 2
     full = net_drawer.GetPydotGraphMinimal(small_net())
     assert len(full.get_edges()) == 2

@@ -1,5 +1,5 @@
-"""Shared by the bad-input tests: an error must be a RuntimeError whose message names what went wrong,
-and the process must stay usable afterwards."""
+"""Shared by the bad-input tests: an error must be a RuntimeError whose message names what went
+wrong, and the process must stay usable afterwards."""
 import numpy as np
 import pytest
 
@@ -19,18 +19,23 @@ def assert_clear_error(fn, *needles, error=RuntimeError):
 
 
 def assert_usable():
-    workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["usable_check"], shape=[2], value=3.0))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("ConstantFill", [], ["usable_check"], shape=[2], value=3.0)
+    )
     np.testing.assert_array_equal(workspace.FetchBlob("usable_check"), [3.0, 3.0])
 
 
 def fresh_workspace_fixture(name):
-    """An autouse fixture giving each test an empty workspace `name` (the default one afterwards)."""
+    """An autouse fixture giving each test an empty workspace `name` (the default one
+    afterwards)."""
+
     @pytest.fixture(autouse=True)
     def fresh_workspace():
         workspace.SwitchWorkspace(name, True)
         workspace.ResetWorkspace()
         yield
         workspace.SwitchWorkspace("default", True)
+
     return fresh_workspace
 
 

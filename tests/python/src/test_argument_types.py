@@ -9,12 +9,19 @@ fresh_workspace = fresh_workspace_fixture("argument_types_test")
 
 
 def test_a_string_for_a_shape():
-    assert_clear_error(lambda: run_op("ConstantFill", [], ["y"], shape="abc", value=1.0), "[ConstantFill]",
-                       "'shape'", "ints", "'abc'")
+    assert_clear_error(
+        lambda: run_op("ConstantFill", [], ["y"], shape="abc", value=1.0),
+        "[ConstantFill]",
+        "'shape'",
+        "ints",
+        "'abc'",
+    )
 
 
 def test_a_scalar_for_a_shape():
-    assert_clear_error(lambda: run_op("ConstantFill", [], ["y"], shape=3, value=1.0), "'shape'", "single value")
+    assert_clear_error(
+        lambda: run_op("ConstantFill", [], ["y"], shape=3, value=1.0), "'shape'", "single value"
+    )
 
 
 def test_an_empty_list_is_a_scalar_shape():

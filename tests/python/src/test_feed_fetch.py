@@ -14,8 +14,21 @@ def fresh_workspace():
     C.switch_workspace("default", True)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int64,
-                                   np.int16, np.uint16, np.int8, np.uint8, np.bool_])
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        np.float32,
+        np.float64,
+        np.float16,
+        np.int32,
+        np.int64,
+        np.int16,
+        np.uint16,
+        np.int8,
+        np.uint8,
+        np.bool_,
+    ],
+)
 def test_round_trip_keeps_dtype_shape_and_values(dtype):
     arr = (np.arange(12) % 5).astype(dtype).reshape(3, 4)
     assert C.feed_blob("x", arr) is True
@@ -69,6 +82,7 @@ def test_rejected_inputs():
 
 def test_cuda_feed_without_gpu_is_a_clear_error():
     from caffe2.python import _import_c_extension
+
     if _import_c_extension.has_gpu_support:
         pytest.skip("a GPU is present")
     opt = caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA, cuda_gpu_id=0)

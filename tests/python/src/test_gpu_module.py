@@ -1,15 +1,18 @@
-"""The GPU variant of the extension: importable without a GPU, with the CUDA functions of spec §2.3."""
+"""The GPU variant of the extension: importable without a GPU, with the CUDA functions of
+spec §2.3."""
 import numpy as np
 import pytest
 
 from caffe2.proto import caffe2_pb2
 
-G = pytest.importorskip("caffe2.python.caffe2_pybind11_state_gpu",
-                        reason="this build has no CUDA backend")
+G = pytest.importorskip(
+    "caffe2.python.caffe2_pybind11_state_gpu", reason="this build has no CUDA backend"
+)
 
 
 def test_has_the_cpu_surface_and_cuda_functions():
     from caffe2.python import caffe2_pybind11_state as C
+
     assert G.Workspace is C.Workspace and G.feed_blob is C.feed_blob
     assert G.get_cuda_version() >= 12000
     assert G.get_cudnn_version() >= 8000
@@ -20,6 +23,7 @@ def test_has_the_cpu_surface_and_cuda_functions():
 
 def test_import_c_extension_reports_gpu_support_from_device_count():
     from caffe2.python import _import_c_extension, workspace
+
     assert _import_c_extension.has_gpu_support == bool(G.num_cuda_devices())
     assert workspace.NumCudaDevices() == G.num_cuda_devices()
 

@@ -5,18 +5,60 @@ import pytest
 from caffe2.proto import caffe2_pb2
 from caffe2.python import caffe2_pybind11_state as C
 
-IMPORT_TIME = ["blobs", "create_blob", "current_workspace", "deserialize_blob", "global_init",
-               "has_blob", "registered_operators", "serialize_blob", "switch_workspace",
-               "root_folder", "workspaces", "benchmark_net", "get_stats", "is_asan",
-               "is_numa_enabled", "get_num_numa_nodes", "get_blob_numa_node", "Workspace", "Blob",
-               "TensorCPU", "on_module_exit", "set_per_op_engine_pref", "set_global_engine_pref",
-               "set_engine_pref", "set_op_engine_pref", "op_registry_key", "nearby_opnames",
-               "reset_workspace", "create_net", "run_net", "run_net_once", "run_operator_once",
-               "feed_blob", "fetch_blob", "get_gradient_defs", "GradientWrapper",
-               "infer_shapes_and_types_from_map", "infer_shapes_and_types_from_workspace",
-               "OpSchema", "Predictor", "DB", "Cursor", "Transaction", "Mode", "create_db",
-               "registered_dbs", "run_plan", "delete_net", "nets", "local_blobs",
-               "get_build_options", "define_caffe2_no_operator_schema"]
+IMPORT_TIME = [
+    "blobs",
+    "create_blob",
+    "current_workspace",
+    "deserialize_blob",
+    "global_init",
+    "has_blob",
+    "registered_operators",
+    "serialize_blob",
+    "switch_workspace",
+    "root_folder",
+    "workspaces",
+    "benchmark_net",
+    "get_stats",
+    "is_asan",
+    "is_numa_enabled",
+    "get_num_numa_nodes",
+    "get_blob_numa_node",
+    "Workspace",
+    "Blob",
+    "TensorCPU",
+    "on_module_exit",
+    "set_per_op_engine_pref",
+    "set_global_engine_pref",
+    "set_engine_pref",
+    "set_op_engine_pref",
+    "op_registry_key",
+    "nearby_opnames",
+    "reset_workspace",
+    "create_net",
+    "run_net",
+    "run_net_once",
+    "run_operator_once",
+    "feed_blob",
+    "fetch_blob",
+    "get_gradient_defs",
+    "GradientWrapper",
+    "infer_shapes_and_types_from_map",
+    "infer_shapes_and_types_from_workspace",
+    "OpSchema",
+    "Predictor",
+    "DB",
+    "Cursor",
+    "Transaction",
+    "Mode",
+    "create_db",
+    "registered_dbs",
+    "run_plan",
+    "delete_net",
+    "nets",
+    "local_blobs",
+    "get_build_options",
+    "define_caffe2_no_operator_schema",
+]
 
 
 def op(type_, inputs, outputs, **args):
@@ -74,8 +116,9 @@ def test_workspaces_switch_and_reset(tmp_path):
 
 def test_nets_run_and_errors():
     net = caffe2_pb2.NetDef(name="n")
-    net.op.extend([op("ConstantFill", [], ["x"], shape=[2], value=2.0),
-                   op("Sum", ["x", "x"], ["y"])])
+    net.op.extend(
+        [op("ConstantFill", [], ["x"], shape=[2], value=2.0), op("Sum", ["x", "x"], ["y"])]
+    )
     assert C.create_net(net.SerializeToString()) is True
     with pytest.raises(RuntimeError, match="I respectfully refuse"):
         C.create_net(net.SerializeToString())
@@ -106,7 +149,9 @@ def test_bad_input_errors_keep_the_process_usable():
     with pytest.raises(RuntimeError, match="non-existing input blob: ghost"):
         C.run_operator_once(op("Copy", ["ghost"], ["y"]).SerializeToString())
     C.feed_blob("present", np.zeros(1, np.float32))
-    with pytest.raises(RuntimeError, match=r"^\[Print\] Argument 'limit' does not have the right field"):
+    with pytest.raises(
+        RuntimeError, match=r"^\[Print\] Argument 'limit' does not have the right field"
+    ):
         C.run_operator_once(op("Print", ["present"], [], limit=1.5).SerializeToString())
     with pytest.raises(RuntimeError, match="Cannot create operator of type 'NoSuchOp'"):
         C.run_operator_once(op("NoSuchOp", [], ["y"]).SerializeToString())
@@ -178,7 +223,9 @@ def test_shape_inference_and_schema():
     net = caffe2_pb2.NetDef(name="si")
     net.op.extend([op("Copy", ["x"], ["y"])])
     shapes = caffe2_pb2.TensorShapes()
-    shapes.ParseFromString(C.infer_shapes_and_types_from_map([net.SerializeToString()], {"x": [2, 3]}))
+    shapes.ParseFromString(
+        C.infer_shapes_and_types_from_map([net.SerializeToString()], {"x": [2, 3]})
+    )
     by_name = {s.name: list(s.dims) for s in shapes.shapes}
     assert by_name["y"] == [2, 3]
     schema = C.OpSchema.get("Sum")

@@ -21,6 +21,7 @@ def test_timeline_from_python(tmp_path):
     workspace.RunNet(net, 3)
     workspace.C.write_net_timeline(net.Name())
     import json
+
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     assert len(events) == 3 and events[0]["name"] == "ConstantFill"

@@ -31,12 +31,14 @@ def _double_grad(inputs, outputs):
 def _make_scaler(scale):
     def scaler(inputs, outputs):
         outputs[0].feed(inputs[0].data * scale)
+
     return scaler
 
 
 def _make_scaler_grad(scale):
     def scaler_grad(inputs, outputs):
         outputs[0].feed(inputs[2].data * scale)
+
     return scaler_grad
 
 
@@ -61,6 +63,7 @@ def test_schema_and_registration():
 def test_register_tokens_are_unique():
     def fn(inputs, outputs):
         pass
+
     t1 = C.register_python_op(fn, False, "")
     t2 = C.register_python_op(fn, False, "")
     assert t1.startswith("fn")
@@ -136,7 +139,8 @@ def test_gradient_index_selection():
     workspace.FeedBlob("a", np.ones(2, np.float32))
     workspace.FeedBlob("b", np.ones(2, np.float32))
     net.Python(fwd, bwd, grad_output_indices=[0], grad_input_indices=[1])(
-        ["a", "b"], ["s", "unused"])
+        ["a", "b"], ["s", "unused"]
+    )
     net.AddGradientOperators(["s"])
     grad_op = [op for op in net.Proto().op if op.type == "PythonGradient"][0]
     assert list(grad_op.input) == ["a", "b", "s", "unused", "s_autogen_grad"]
@@ -169,9 +173,12 @@ def test_builder_tuple_through_net_python():
 def test_pickled_builder_arguments():
     workspace.FeedBlob("x", np.ones(3, np.float32))
     op = core.CreateOperator(
-        "Python", ["x"], ["y"],
+        "Python",
+        ["x"],
+        ["y"],
         pickled_builder=pickle.dumps((_make_scaler, (4,), {})),
-        pickled_grad_builder=pickle.dumps((_make_scaler_grad, (), {"scale": 6})))
+        pickled_grad_builder=pickle.dumps((_make_scaler_grad, (), {"scale": 6})),
+    )
     workspace.RunOperatorOnce(op)
     np.testing.assert_array_equal(workspace.FetchBlob("y"), np.full(3, 4, np.float32))
     grad_ops, _ = core.GradientRegistry.GetGradientForOp(op, ["y_grad"])
@@ -184,8 +191,8 @@ def test_pickled_builder_arguments():
 
 def test_pickled_builder_that_fails_is_an_error():
     op = core.CreateOperator(
-        "Python", [], ["y"],
-        pickled_builder=pickle.dumps((_make_scaler, (), {})))  # missing argument
+        "Python", [], ["y"], pickled_builder=pickle.dumps((_make_scaler, (), {}))
+    )  # missing argument
     with pytest.raises(RuntimeError, match="scale"):
         workspace.RunOperatorOnce(op)
 
@@ -256,8 +263,9 @@ def test_exception_in_gradient_op():
 
 def test_missing_token():
     op = core.CreateOperator("Python", [], ["y"], token="no_such_python_function")
-    with pytest.raises(RuntimeError,
-                       match="Python operator for no_such_python_function is not available"):
+    with pytest.raises(
+        RuntimeError, match="Python operator for no_such_python_function is not available"
+    ):
         workspace.RunOperatorOnce(op)
     op = core.CreateOperator("Python", [], ["y"])
     with pytest.raises(RuntimeError, match="token"):
@@ -289,6 +297,7 @@ def test_dag_net_runs_python_ops_concurrently(net_type):
             outputs[0].feed(inputs[0].data + i)
             with lock:
                 state["active"] -= 1
+
         return f
 
     workspace.FeedBlob("x", np.zeros(2, np.float32))
@@ -301,8 +310,9 @@ def test_dag_net_runs_python_ops_concurrently(net_type):
     workspace.CreateNet(net)
     for _ in range(3):
         workspace.RunNet(net.Name())
-        np.testing.assert_array_equal(workspace.FetchBlob("total"),
-                                      np.full(2, sum(range(n)), np.float32))
+        np.testing.assert_array_equal(
+            workspace.FetchBlob("total"), np.full(2, sum(range(n)), np.float32)
+        )
     assert state["max_active"] >= 2
     assert len(state["threads"]) >= 2
 
@@ -353,8 +363,9 @@ def test_op_runs_on_python_created_thread():
 
 
 def test_device_option_cpu():
-    op = core.CreatePythonOperator(_double, ["x"], ["y"],
-                                   device_option=core.DeviceOption(caffe2_pb2.CPU))
+    op = core.CreatePythonOperator(
+        _double, ["x"], ["y"], device_option=core.DeviceOption(caffe2_pb2.CPU)
+    )
     workspace.FeedBlob("x", np.ones(1, np.float32))
     workspace.RunOperatorOnce(op)
     np.testing.assert_array_equal(workspace.FetchBlob("y"), [2])

@@ -38,6 +38,7 @@ def run_in_thread(net, started):
             workspace.RunNet(net)
         except Exception as e:  # pragma: no cover - reported by the assertion below
             errors.append(e)
+
     thread = threading.Thread(target=body)
     thread.start()
     assert started.wait(60), "the net never started"  # it now runs, inside the Python op
@@ -48,9 +49,12 @@ def test_a_running_net_keeps_its_workspace_net_and_blobs():
     net, started, release = slow_net()
     thread, errors = run_in_thread(net, started)
     try:
-        assert_clear_error(workspace.ResetWorkspace, "reset workspace 'concurrency_test'", "net 'slow'")
-        assert_clear_error(lambda: workspace.FeedBlob("x", np.zeros(3, np.int64)), "feed blob 'x'",
-                           "net 'slow'")
+        assert_clear_error(
+            workspace.ResetWorkspace, "reset workspace 'concurrency_test'", "net 'slow'"
+        )
+        assert_clear_error(
+            lambda: workspace.FeedBlob("x", np.zeros(3, np.int64)), "feed blob 'x'", "net 'slow'"
+        )
         assert_clear_error(lambda: workspace.C.delete_net("slow"), "delete net 'slow'")
         assert_clear_error(lambda: workspace.CreateNet(net, overwrite=True), "overwrite net 'slow'")
         workspace.FeedBlob("unrelated", np.zeros(2, np.float32))  # blobs the net does not use: fine
@@ -66,7 +70,8 @@ def test_a_running_net_keeps_its_workspace_net_and_blobs():
 
 
 def test_empty_workspace_name_can_be_reset():
-    # Upstream's gradient checker names its workspace str(device_option): '' for the default CPU one.
+    # Upstream's gradient checker names its workspace str(device_option): '' for the default CPU
+    # one.
     workspace.SwitchWorkspace("", True)
     try:
         workspace.FeedBlob("a", np.ones(1, np.float32))
@@ -81,7 +86,9 @@ def test_run_net_refuses_a_negative_num_iter():
     net = core.Net("once")
     net.ConstantFill([], ["c"], shape=[1], value=1.0)
     workspace.CreateNet(net)
-    assert_clear_error(lambda: workspace.RunNet(net, num_iter=-5), "net once: num_iter must be >= 0, got -5")
+    assert_clear_error(
+        lambda: workspace.RunNet(net, num_iter=-5), "net once: num_iter must be >= 0, got -5"
+    )
     assert workspace.RunNet(net, num_iter=0)  # runs nothing, as upstream
 
 
@@ -99,9 +106,13 @@ def test_absurd_worker_counts(net_type):
 
 
 def test_run_net_once_with_the_wrong_object_is_a_type_error():
-    assert_clear_error(lambda: workspace.RunNetOnce(None), "Expected a net", "NoneType", error=TypeError)
+    assert_clear_error(
+        lambda: workspace.RunNetOnce(None), "Expected a net", "NoneType", error=TypeError
+    )
     op = core.CreateOperator("ConstantFill", [], ["z"], shape=[1])
-    assert_clear_error(lambda: workspace.RunNetOnce(op), "OperatorDef", "RunOperatorOnce", error=TypeError)
+    assert_clear_error(
+        lambda: workspace.RunNetOnce(op), "OperatorDef", "RunOperatorOnce", error=TypeError
+    )
 
 
 def test_serialized_nets_as_bytes():

@@ -1,4 +1,5 @@
-"""make_fashion_mnist_db: the three record forms, read back by TensorProtosDBInput and ImageInput."""
+"""make_fashion_mnist_db: the three record forms, read back by TensorProtosDBInput and
+ImageInput."""
 import gzip
 import os
 import struct
@@ -41,8 +42,9 @@ def data_dir(tmp_path):
 
 
 def reader(path):
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
-                                                  db_type="lmdb"))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb")
+    )
 
 
 def test_three_forms_read_back_by_the_ops(tmp_path, data_dir, capsys):
@@ -53,8 +55,9 @@ def test_three_forms_read_back_by_the_ops(tmp_path, data_dir, capsys):
     images, labels = data["train"]
 
     reader(tool.db_path(out, "train", "raw", "lmdb"))
-    workspace.RunOperatorOnce(core.CreateOperator("TensorProtosDBInput", ["reader"], ["x", "y"],
-                                                  batch_size=12))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("TensorProtosDBInput", ["reader"], ["x", "y"], batch_size=12)
+    )
     x, y = workspace.FetchBlob("x"), workspace.FetchBlob("y")
     assert x.dtype == np.uint8 and x.shape == (12, 1, 28, 28)
     np.testing.assert_array_equal(x[:, 0], images)
@@ -62,16 +65,34 @@ def test_three_forms_read_back_by_the_ops(tmp_path, data_dir, capsys):
     np.testing.assert_array_equal(y, labels)
 
     reader(tool.db_path(out, "train", "png", "lmdb"))
-    workspace.RunOperatorOnce(core.CreateOperator("ImageInput", ["reader"], ["x", "y"],
-                                                  batch_size=12, scale=28, crop=28, is_test=1,
-                                                  color=0))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "ImageInput",
+            ["reader"],
+            ["x", "y"],
+            batch_size=12,
+            scale=28,
+            crop=28,
+            is_test=1,
+            color=0,
+        )
+    )
     np.testing.assert_array_equal(workspace.FetchBlob("x")[..., 0], images)
     np.testing.assert_array_equal(workspace.FetchBlob("y"), labels)
 
     reader(tool.db_path(out, "test", "datum", "lmdb"))
-    workspace.RunOperatorOnce(core.CreateOperator("ImageInput", ["reader"], ["x", "y"],
-                                                  batch_size=5, scale=28, crop=24, is_test=1,
-                                                  use_caffe_datum=1))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "ImageInput",
+            ["reader"],
+            ["x", "y"],
+            batch_size=5,
+            scale=28,
+            crop=24,
+            is_test=1,
+            use_caffe_datum=1,
+        )
+    )
     x = workspace.FetchBlob("x")
     assert x.shape == (5, 24, 24, 3)
     test_images, test_labels = data["test"]
@@ -83,12 +104,14 @@ def test_three_forms_read_back_by_the_ops(tmp_path, data_dir, capsys):
 def test_limit_and_channel_last(tmp_path, data_dir):
     folder, data = data_dir
     out = str(tmp_path / "dbs")
-    written = tool.make_fashion_mnist_db(out, forms=("raw",), data_dir=folder, limit=4,
-                                         channel_first=False, quiet=True)
+    written = tool.make_fashion_mnist_db(
+        out, forms=("raw",), data_dir=folder, limit=4, channel_first=False, quiet=True
+    )
     assert sorted(written) == [("test", "raw"), ("train", "raw")]
     reader(written[("train", "raw")])
-    workspace.RunOperatorOnce(core.CreateOperator("TensorProtosDBInput", ["reader"], ["x", "y"],
-                                                  batch_size=4))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("TensorProtosDBInput", ["reader"], ["x", "y"], batch_size=4)
+    )
     x = workspace.FetchBlob("x")
     assert x.shape == (4, 28, 28, 1)
     np.testing.assert_array_equal(x[..., 0], data["train"][0][:4])
@@ -99,12 +122,15 @@ def test_missing_data_files_are_named(tmp_path):
         tool.make_fashion_mnist_db(str(tmp_path / "o"), data_dir=str(tmp_path), quiet=True)
 
 
-@pytest.mark.skipif(not os.path.exists(tool.DEFAULT_DATA_DIR),
-                    reason="Debian's dataset-fashion-mnist is not installed")
+@pytest.mark.skipif(
+    not os.path.exists(tool.DEFAULT_DATA_DIR),
+    reason="Debian's dataset-fashion-mnist is not installed",
+)
 def test_debian_dataset(tmp_path):
     written = tool.make_fashion_mnist_db(str(tmp_path), forms=("raw",), limit=16, quiet=True)
     reader(written[("test", "raw")])
-    workspace.RunOperatorOnce(core.CreateOperator("TensorProtosDBInput", ["reader"], ["x", "y"],
-                                                  batch_size=16))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("TensorProtosDBInput", ["reader"], ["x", "y"], batch_size=16)
+    )
     assert workspace.FetchBlob("x").shape == (16, 1, 28, 28)
     assert set(workspace.FetchBlob("y")) <= set(range(10))

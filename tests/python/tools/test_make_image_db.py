@@ -57,10 +57,14 @@ def read_all(db_type, path):
 
 
 def image_input(path, db_type, batch_size, **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
-                                                  db_type=db_type))
-    workspace.RunOperatorOnce(core.CreateOperator("ImageInput", ["reader"], ["data", "label"],
-                                                  batch_size=batch_size, is_test=1, **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type=db_type)
+    )
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "ImageInput", ["reader"], ["data", "label"], batch_size=batch_size, is_test=1, **kwargs
+        )
+    )
     return workspace.FetchBlob("data"), workspace.FetchBlob("label")
 
 
@@ -68,8 +72,21 @@ def image_input(path, db_type, batch_size, **kwargs):
 def test_list_file_to_encoded_tensor_protos(tmp_path, image_tree, db_type, capsys):
     root, list_file, images = image_tree
     out = str(tmp_path / "out")
-    assert make_image_db.main(["--input_folder", root, "--list_file", list_file,
-                               "--output_db_name", out, "--db", db_type]) == 0
+    assert (
+        make_image_db.main(
+            [
+                "--input_folder",
+                root,
+                "--list_file",
+                list_file,
+                "--output_db_name",
+                out,
+                "--db",
+                db_type,
+            ]
+        )
+        == 0
+    )
     assert "6/6" in capsys.readouterr().err  # the progress bar
     records = read_all(db_type, out)
     assert [k for k, _ in records] == [b"%08d_img%d.png" % (i, i % 3) for i in range(6)]
@@ -86,14 +103,15 @@ def test_list_file_to_encoded_tensor_protos(tmp_path, image_tree, db_type, capsy
         nh, nw = (26, w * 26 // h) if h <= w else (h * 26 // w, 26)
         resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
         y0, x0 = (nh - 26) // 2, (nw - 26) // 2
-        np.testing.assert_allclose(item, resized[y0:y0 + 26, x0:x0 + 26], atol=1)
+        np.testing.assert_allclose(item, resized[y0 : y0 + 26, x0 : x0 + 26], atol=1)
 
 
 def test_folder_tree_with_shuffle_and_label_map(tmp_path, image_tree):
     root, _, _ = image_tree
     out = str(tmp_path / "tree")
-    make_image_db.main(["--input_folder", root, "--output_db_name", out, "--db", "lmdb",
-                        "--shuffle", "--quiet"])
+    make_image_db.main(
+        ["--input_folder", root, "--output_db_name", out, "--db", "lmdb", "--shuffle", "--quiet"]
+    )
     records = read_all("lmdb", out)
     names = [k.decode().split("_", 1)[1] for k, _ in records]
     assert sorted(names) == sorted("img%d.png" % k for k in range(3) for _ in range(2))
@@ -110,19 +128,33 @@ def test_folder_tree_with_shuffle_and_label_map(tmp_path, image_tree):
 def test_raw_records_are_resized_bgr_pixels(tmp_path, image_tree, color):
     root, list_file, images = image_tree
     out = str(tmp_path / "raw")
-    make_image_db.main(["--input_folder", root, "--list_file", list_file, "--output_db_name", out,
-                        "--db", "lmdb", "--raw", "--scale", "24", "--color", str(color), "--quiet"])
+    make_image_db.main(
+        [
+            "--input_folder",
+            root,
+            "--list_file",
+            list_file,
+            "--output_db_name",
+            out,
+            "--db",
+            "lmdb",
+            "--raw",
+            "--scale",
+            "24",
+            "--color",
+            str(color),
+            "--quiet",
+        ]
+    )
     protos = caffe2_pb2.TensorProtos.FromString(read_all("lmdb", out)[0][1])
     image = images["cat/img0.png"]  # 30 x 40
     want = cv2.resize(image, (32, 24), interpolation=cv2.INTER_LINEAR)
     if not color:
         grey = cv2.imread(os.path.join(root, "cat/img0.png"), cv2.IMREAD_GRAYSCALE)
-        want = cv2.resize(grey, (32, 24),
-                          interpolation=cv2.INTER_LINEAR)[:, :, None]
+        want = cv2.resize(grey, (32, 24), interpolation=cv2.INTER_LINEAR)[:, :, None]
     assert protos.protos[0].data_type == caffe2_pb2.TensorProto.BYTE
     assert tuple(protos.protos[0].dims) == want.shape
-    np.testing.assert_array_equal(np.frombuffer(protos.protos[0].byte_data, np.uint8),
-                                  want.ravel())
+    np.testing.assert_array_equal(np.frombuffer(protos.protos[0].byte_data, np.uint8), want.ravel())
     data, label = image_input(out, "lmdb", 6, scale=24, crop=24, color=color)
     np.testing.assert_array_equal(data[0], want[:, 4:28].astype(np.float32))
 
@@ -131,8 +163,18 @@ def test_raw_records_are_resized_bgr_pixels(tmp_path, image_tree, color):
 def test_caffe_datum_records_read_by_image_input(tmp_path, image_tree, raw):
     root, list_file, images = image_tree
     out = str(tmp_path / "datum")
-    args = ["--input_folder", root, "--list_file", list_file, "--output_db_name", out, "--db",
-            "lmdb", "--caffe_datum", "--quiet"] + (["--raw", "--scale", "28"] if raw else [])
+    args = [
+        "--input_folder",
+        root,
+        "--list_file",
+        list_file,
+        "--output_db_name",
+        out,
+        "--db",
+        "lmdb",
+        "--caffe_datum",
+        "--quiet",
+    ] + (["--raw", "--scale", "28"] if raw else [])
     make_image_db.main(args)
     datum = caffe_datum_pb2.Datum.FromString(read_all("lmdb", out)[3][1])
     assert datum.label == 1 and datum.encoded == (not raw)
@@ -144,8 +186,21 @@ def test_caffe_datum_records_read_by_image_input(tmp_path, image_tree, raw):
 def test_scale_re_encodes_encoded_images(tmp_path, image_tree):
     root, list_file, _ = image_tree
     out = str(tmp_path / "scaled")
-    make_image_db.main(["--input_folder", root, "--list_file", list_file, "--output_db_name", out,
-                        "--db", "lmdb", "--scale", "20", "--quiet"])
+    make_image_db.main(
+        [
+            "--input_folder",
+            root,
+            "--list_file",
+            list_file,
+            "--output_db_name",
+            out,
+            "--db",
+            "lmdb",
+            "--scale",
+            "20",
+            "--quiet",
+        ]
+    )
     protos = caffe2_pb2.TensorProtos.FromString(read_all("lmdb", out)[0][1])
     image = cv2.imdecode(np.frombuffer(protos.protos[0].string_data[0], np.uint8), cv2.IMREAD_COLOR)
     assert image.shape == (20, 26, 3)
@@ -155,14 +210,17 @@ def test_bad_list_file_line(tmp_path):
     list_file = tmp_path / "list.txt"
     list_file.write_text("just_a_path.png\n")
     with pytest.raises(ValueError, match="list.txt:1"):
-        make_image_db.main(["--list_file", str(list_file), "--output_db_name",
-                            str(tmp_path / "x"), "--quiet"])
+        make_image_db.main(
+            ["--list_file", str(list_file), "--output_db_name", str(tmp_path / "x"), "--quiet"]
+        )
 
 
 def test_encode_png_round_trips_through_opencv():
     rng = np.random.RandomState(0)
-    for image in [rng.randint(0, 256, (7, 9, 3)).astype(np.uint8),
-                  rng.randint(0, 256, (5, 4)).astype(np.uint8)]:
+    for image in [
+        rng.randint(0, 256, (7, 9, 3)).astype(np.uint8),
+        rng.randint(0, 256, (5, 4)).astype(np.uint8),
+    ]:
         flags = cv2.IMREAD_UNCHANGED
         decoded = cv2.imdecode(np.frombuffer(encode_png(image), np.uint8), flags)
         np.testing.assert_array_equal(decoded, image)

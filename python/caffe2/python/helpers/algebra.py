@@ -4,7 +4,7 @@
 def transpose(model, blob_in, blob_out, use_cudnn=False, **kwargs):
     """Transpose (engine CUDNN when use_cudnn)."""
     if use_cudnn:
-        kwargs['engine'] = 'CUDNN'
+        kwargs["engine"] = "CUDNN"
     return model.net.Transpose(blob_in, blob_out, **kwargs)
 
 
@@ -13,9 +13,8 @@ def sum(model, blob_in, blob_out, **kwargs):
     return model.net.Sum(blob_in, blob_out, **kwargs)
 
 
-def batch_mat_mul(model, blob_in, blob_out, enable_tensor_core=False,
-                  **kwargs):
+def batch_mat_mul(model, blob_in, blob_out, enable_tensor_core=False, **kwargs):
     """BatchMatMul (engine TENSORCORE when asked)."""
     if enable_tensor_core:
-        kwargs['engine'] = 'TENSORCORE'
+        kwargs["engine"] = "TENSORCORE"
     return model.net.BatchMatMul(blob_in, blob_out, **kwargs)

@@ -14,15 +14,17 @@ class Initializer(object):
 
     def update(self, operator_name, kwargs):
         if self.operator_name is not None:
-            raise Exception('Operator name overwrites are not allowed: '
-                            'this initializer already uses %s' %
-                            self.operator_name)
+            raise Exception(
+                "Operator name overwrites are not allowed: "
+                "this initializer already uses %s" % self.operator_name
+            )
         self.operator_name = operator_name
         self.operator_kwargs = kwargs
 
     def create_param(self, param_name, init_net, shape):
         param = init_net.__getattr__(self.operator_name)(
-            [], param_name, shape=shape, **self.operator_kwargs)
+            [], param_name, shape=shape, **self.operator_kwargs
+        )
         return ParameterInfo(param_id=None, param=param, shape=shape)
 
 
@@ -35,8 +37,7 @@ class ExternalInitializer(object):
         elif isinstance(param_name, str):
             param = ScopedBlobReference(param_name, init_net)
         else:
-            raise TypeError('Unsupported type for param_name: %s' %
-                            type(param_name))
+            raise TypeError("Unsupported type for param_name: %s" % type(param_name))
         return ParameterInfo(param_id=None, param=param, shape=shape)
 
 
@@ -46,10 +47,12 @@ class PseudoFP16Initializer(Initializer):
 
     def create_param(self, param_name, init_net, shape):
         param_fp32 = init_net.__getattr__(self.operator_name)(
-            [], param_name + '_fp32', shape=shape, **self.operator_kwargs)
+            [], param_name + "_fp32", shape=shape, **self.operator_kwargs
+        )
         param = init_net.FloatToHalf(param_fp32, param_name)
-        return ParameterInfo(param_id=None, param=param, shape=shape,
-                             blob_copy={DataType.FLOAT: param_fp32})
+        return ParameterInfo(
+            param_id=None, param=param, shape=shape, blob_copy={DataType.FLOAT: param_fp32}
+        )
 
 
 class ReversePseudoFP16Initializer(Initializer):
@@ -58,14 +61,17 @@ class ReversePseudoFP16Initializer(Initializer):
 
     def create_param(self, param_name, init_net, shape):
         param_fp32 = init_net.__getattr__(self.operator_name)(
-            [], param_name, shape=shape, **self.operator_kwargs)
-        param_fp16 = init_net.FloatToHalf(param_fp32, param_name + '_fp16')
-        return ParameterInfo(param_id=None, param=param_fp32, shape=shape,
-                             blob_copy={DataType.FLOAT16: param_fp16})
+            [], param_name, shape=shape, **self.operator_kwargs
+        )
+        param_fp16 = init_net.FloatToHalf(param_fp32, param_name + "_fp16")
+        return ParameterInfo(
+            param_id=None, param=param_fp32, shape=shape, blob_copy={DataType.FLOAT16: param_fp16}
+        )
 
 
-def update_initializer(initializer_class, operator_name_and_kwargs,
-                       default_operator_name_and_kwargs):
+def update_initializer(
+    initializer_class, operator_name_and_kwargs, default_operator_name_and_kwargs
+):
     """An instance of `initializer_class` (default Initializer) using
     `operator_name_and_kwargs` = (op_name, kwargs), or the default pair."""
     if initializer_class is not None:
@@ -74,7 +80,6 @@ def update_initializer(initializer_class, operator_name_and_kwargs,
         init = Initializer()
     if operator_name_and_kwargs is None:
         operator_name_and_kwargs = default_operator_name_and_kwargs
-    if operator_name_and_kwargs is not None and \
-            not isinstance(init, ExternalInitializer):
+    if operator_name_and_kwargs is not None and not isinstance(init, ExternalInitializer):
         init.update(*operator_name_and_kwargs)
     return init

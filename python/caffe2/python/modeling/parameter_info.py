@@ -5,22 +5,23 @@ from caffe2.python import core
 
 
 class ParameterTags(object):
-    BIAS = 'BIAS'
-    WEIGHT = 'WEIGHT'
-    COMPUTED_PARAM = 'COMPUTED_PARAM'
+    BIAS = "BIAS"
+    WEIGHT = "WEIGHT"
+    COMPUTED_PARAM = "COMPUTED_PARAM"
 
 
 class ParameterType(object):
-    DENSE = 'dense'
-    SPARSE = 'sparse'
+    DENSE = "dense"
+    SPARSE = "sparse"
 
 
 class ParameterInfo(object):
     """A parameter blob with its shape, gradient, optimizer and copies in
     other precisions (`blob_copy`: {core.DataType: BlobReference})."""
 
-    def __init__(self, param_id, param, key=None, shape=None, length=None,
-                 grad=None, blob_copy=None):
+    def __init__(
+        self, param_id, param, key=None, shape=None, length=None, grad=None, blob_copy=None
+    ):
         assert isinstance(param, core.BlobReference)
         self.param_id = param_id
         self.name = str(param)
@@ -46,21 +47,20 @@ class ParameterInfo(object):
 
     @optimizer.setter
     def optimizer(self, value):
-        assert self._optimizer is None, \
-            'optimizer has already been set for parameter ' + self.name
+        assert self._optimizer is None, "optimizer has already been set for parameter " + self.name
         self._optimizer = value
 
     def grad_type(self):
-        assert self.grad is not None, (
-            'Gradient of parameter %s is not set yet' % self.name)
+        assert self.grad is not None, "Gradient of parameter %s is not set yet" % self.name
         if isinstance(self.grad, core.GradientSlice):
             return ParameterType.SPARSE
         return ParameterType.DENSE
 
     def cloned_init_net(self):
         raise NotImplementedError(
-            'cloned_init_net is not supported: parameters are created by '
-            'initializers directly in param_init_net')
+            "cloned_init_net is not supported: parameters are created by "
+            "initializers directly in param_init_net"
+        )
 
     def __str__(self):
         return self.name

@@ -21,7 +21,7 @@ class ParameterSharingContext(object):
         best_scope = candidate_scope
         best_scope_idx = 0
         sub_scopes = candidate_scope.split(scope._NAMESCOPE_SEPARATOR)
-        cur_scope = ''
+        cur_scope = ""
         for idx, sub_scope in enumerate(sub_scopes):
             cur_scope = cur_scope + sub_scope + scope._NAMESCOPE_SEPARATOR
             if cur_scope in self._scope_overrides:
@@ -29,17 +29,21 @@ class ParameterSharingContext(object):
                 best_scope_idx = idx
         if best_scope == candidate_scope:
             return candidate_scope
-        return (self._resolve_scope_overrides(best_scope) +
-                scope._NAMESCOPE_SEPARATOR.join(
-                    sub_scopes[best_scope_idx + 1:]))
+        return self._resolve_scope_overrides(best_scope) + scope._NAMESCOPE_SEPARATOR.join(
+            sub_scopes[best_scope_idx + 1 :]
+        )
 
     def get_parameter_name(self, name):
         """The scoped name of parameter `name` after scope overrides."""
         current_scope = scope.CurrentNameScope()
         result = self._resolve_scope_overrides(current_scope)
         if result != current_scope:
-            logger.info('Parameter %s is shared: %s is used instead of %s',
-                        name, result + name, current_scope + name)
+            logger.info(
+                "Parameter %s is shared: %s is used instead of %s",
+                name,
+                result + name,
+                current_scope + name,
+            )
         return result + name
 
     def add_scope_overrides(self, shared_scopes):
@@ -71,9 +75,9 @@ def ParameterSharing(shared_scopes):
     shared_scope_overrides = {}
     current_scope = scope.CurrentNameScope()
     for k, v in shared_scopes.items():
-        assert not v.startswith(k), (
-            'Illegal override for parameter sharing. {} is prefix of {}'
-            .format(k, v))
+        assert not v.startswith(
+            k
+        ), "Illegal override for parameter sharing. {} is prefix of {}".format(k, v)
         k = current_scope + k
         v = current_scope + v
         k = _normalize_namescope(k)

@@ -10,7 +10,8 @@ def create_predict_net(predictor_export_meta):
     net.Proto().op.extend(predictor_export_meta.predict_net.op)
     net.Proto().arg.extend(predictor_export_meta.predict_net.arg)
     net.Proto().external_input.extend(
-        predictor_export_meta.inputs + predictor_export_meta.parameters)
+        predictor_export_meta.inputs + predictor_export_meta.parameters
+    )
     net.Proto().external_output.extend(predictor_export_meta.outputs)
     if predictor_export_meta.net_type is not None:
         net.Proto().type = predictor_export_meta.net_type
@@ -29,16 +30,15 @@ def create_predict_init_net(ws, predictor_export_meta):
         if shape is None:
             if blob not in ws.blobs:
                 raise Exception(
-                    "{} not in workspace but needed for shape: {}".format(
-                        blob, ws.blobs))
+                    "{} not in workspace but needed for shape: {}".format(blob, ws.blobs)
+                )
             shape = ws.blobs[blob].fetch().shape
         # No device scope: the loader decides where these run, through
         # the net's device option.
         with scope.EmptyDeviceScope():
             net.ConstantFill([], blob, shape=list(shape), value=0.0)
 
-    external_blobs = predictor_export_meta.inputs + \
-        predictor_export_meta.outputs
+    external_blobs = predictor_export_meta.inputs + predictor_export_meta.outputs
     for blob in external_blobs:
         zero_fill(blob)
 
@@ -52,7 +52,7 @@ def create_predict_init_net(ws, predictor_export_meta):
 
 def get_comp_name(string, name):
     if name:
-        return string + '_' + name
+        return string + "_" + name
     return string
 
 
@@ -125,5 +125,3 @@ def AddModelIdArg(meta_net_def, net_def):
         return
     model_id_arg = net_def.arg.add()
     model_id_arg.CopyFrom(model_id)
-
-

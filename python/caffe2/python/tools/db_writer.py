@@ -92,11 +92,17 @@ def encode_png(pixels):
 
     def chunk(tag, data):
         body = tag + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 class ProgressBar(object):
@@ -121,8 +127,10 @@ class ProgressBar(object):
             return
         done = int(self.width * self.count / max(self.total, 1))
         rate = self.count / max(now - self.start, 1e-9)
-        self.stream.write("\r%s [%s%s] %d/%d %.1f/s" % (
-            self.label, "#" * done, "." * (self.width - done), self.count, self.total, rate))
+        self.stream.write(
+            "\r%s [%s%s] %d/%d %.1f/s"
+            % (self.label, "#" * done, "." * (self.width - done), self.count, self.total, rate)
+        )
         self.stream.flush()
 
     def close(self):
@@ -141,7 +149,9 @@ class DBWriter(object):
 
         self.db = C.create_db(db_type, path, C.Mode.new)
         if self.db is None:
-            raise ValueError("unknown db type %r (known: %s)" % (db_type, ", ".join(C.registered_dbs())))
+            raise ValueError(
+                "unknown db type %r (known: %s)" % (db_type, ", ".join(C.registered_dbs()))
+            )
         self.txn = self.db.new_transaction()
         self.commit_every, self.pending = commit_every, 0
 

@@ -24,8 +24,9 @@ def gpu(i=0):
     return caffe2_pb2.DeviceOption(device_type=caffe2_pb2.CUDA, cuda_gpu_id=i)
 
 
-HAS_NCCL = gpu_module is not None and \
-    "Allreduce_ENGINE_NCCL" in gpu_module.registered_cuda_operators()
+HAS_NCCL = (
+    gpu_module is not None and "Allreduce_ENGINE_NCCL" in gpu_module.registered_cuda_operators()
+)
 
 needs_nccl = pytest.mark.skipif(not HAS_NCCL, reason="this build has no NCCL")
 
@@ -42,8 +43,9 @@ def feed(values):
 
 
 def run(op_type, inputs, outputs, **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator(op_type, inputs, outputs,
-                                                  device_option=gpu(0), **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(op_type, inputs, outputs, device_option=gpu(0), **kwargs)
+    )
     return [workspace.FetchBlob(o) for o in outputs]
 
 

@@ -26,24 +26,32 @@ def test_cpu_input_is_named():
 def test_two_inputs_on_one_gpu_are_named():
     workspace.FeedBlob("a", np.ones(4, np.float32), gpu(0))
     workspace.FeedBlob("b", np.ones(4, np.float32), gpu(0))
-    with pytest.raises(RuntimeError, match=r"\[NCCLAllreduce\] input 0 \('a'\) and input 1 "
-                                           r"\('b'\) are both on GPU 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[NCCLAllreduce\] input 0 \('a'\) and input 1 " r"\('b'\) are both on GPU 0",
+    ):
         run("NCCLAllreduce", ["a", "b"], ["a", "b"])
 
 
 @needs_gpu
 def test_unsupported_dtype_is_named():
     names = feed([np.array([True, False])])
-    with pytest.raises(RuntimeError, match=r"input 0 \('x0'\) has dtype BOOL, which NCCL cannot "
-                                           r"carry; supported: FLOAT, FLOAT16, DOUBLE"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"input 0 \('x0'\) has dtype BOOL, which NCCL cannot "
+        r"carry; supported: FLOAT, FLOAT16, DOUBLE",
+    ):
         run("NCCLAllreduce", names, names)
 
 
 @needs_two_gpus
 def test_mismatched_sizes_are_named():
     names = feed([np.ones(4, np.float32), np.ones(5, np.float32)])
-    with pytest.raises(RuntimeError, match=r"same dtype and size: input 0 \('x0'\) is FLOAT "
-                                           r"\(4,\) but input 1 \('x1'\) is FLOAT \(5,\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"same dtype and size: input 0 \('x0'\) is FLOAT "
+        r"\(4,\) but input 1 \('x1'\) is FLOAT \(5,\)",
+    ):
         run("NCCLAllreduce", names, names)
 
 
@@ -62,9 +70,12 @@ def test_allreduce(n, in_place, dtype):
         for i, y in enumerate(run("NCCLAllreduce", names, outputs)):
             assert y.dtype == dtype and y.shape == (5, 7)
             assert blob_gpu(outputs[i]) == i
-            np.testing.assert_allclose(y.astype(np.float64), expected,
-                                       rtol=2e-3 if dtype == np.float16 else 1e-6, atol=0.1
-                                       if dtype == np.float16 else 1e-5)
+            np.testing.assert_allclose(
+                y.astype(np.float64),
+                expected,
+                rtol=2e-3 if dtype == np.float16 else 1e-6,
+                atol=0.1 if dtype == np.float16 else 1e-5,
+            )
 
 
 @needs_two_gpus

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.device_check
 @needs_two_gpus
 def test_reduce_in_place_needs_root_zero():
     names = feed(per_gpu(2))
-    with pytest.raises(RuntimeError, match=r"in place, which can hold the sum only with root 0; "
-                                           r"got root 1"):
+    with pytest.raises(
+        RuntimeError, match=r"in place, which can hold the sum only with root 0; " r"got root 1"
+    ):
         run("NCCLReduce", names, ["x0"], root=1)
 
 

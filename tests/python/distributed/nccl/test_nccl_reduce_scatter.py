@@ -14,8 +14,11 @@ pytestmark = pytest.mark.device_check
 @needs_gpu
 def test_reduce_scatter_needs_one_block_per_input():
     names = feed([np.ones((3, 2), np.float32)])
-    with pytest.raises(RuntimeError, match=r"input 0 \('x0'\) has dims \(3, 2\); its first "
-                                           r"dimension must be the number of inputs \(1\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"input 0 \('x0'\) has dims \(3, 2\); its first "
+        r"dimension must be the number of inputs \(1\)",
+    ):
         run("NCCLReduceScatter", names, ["y"])
 
 

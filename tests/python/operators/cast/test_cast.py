@@ -18,9 +18,18 @@ CPU = core.DeviceOption(0)
 
 T = caffe2_pb2.TensorProto
 
-TYPES = [(T.FLOAT, np.float32), (T.DOUBLE, np.float64), (T.INT32, np.int32), (T.INT64, np.int64),
-         (T.INT8, np.int8), (T.UINT8, np.uint8), (T.INT16, np.int16), (T.UINT16, np.uint16),
-         (T.BOOL, np.bool_), (T.FLOAT16, np.float16)]
+TYPES = [
+    (T.FLOAT, np.float32),
+    (T.DOUBLE, np.float64),
+    (T.INT32, np.int32),
+    (T.INT64, np.int64),
+    (T.INT8, np.int8),
+    (T.UINT8, np.uint8),
+    (T.INT16, np.int16),
+    (T.UINT16, np.uint16),
+    (T.BOOL, np.bool_),
+    (T.FLOAT16, np.float16),
+]
 
 
 class TestCast(hu.HypothesisTestCase):
@@ -52,11 +61,17 @@ class TestCast(hu.HypothesisTestCase):
 
     def test_bad_type(self):
         op = core.CreateOperator("Cast", ["X"], ["Y"], to="FLOATY")
-        self.assertRunOpRaises(CPU, op, [np.zeros(2, np.float32)], exception=RuntimeError,
-                               regexp=r"^\[Cast\] unknown data type name 'FLOATY'")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros(2, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[Cast\] unknown data type name 'FLOATY'",
+        )
         op = core.CreateOperator("Cast", ["X"], ["Y"], to=T.STRING)
-        self.assertRunOpRaises(CPU, op, [np.zeros(2, np.float32)], exception=RuntimeError,
-                               regexp="cannot cast to")
+        self.assertRunOpRaises(
+            CPU, op, [np.zeros(2, np.float32)], exception=RuntimeError, regexp="cannot cast to"
+        )
 
 
 class TestHalf(hu.HypothesisTestCase):
@@ -76,21 +91,50 @@ class TestHalf(hu.HypothesisTestCase):
         op = core.CreateOperator("HalfToFloat", ["X"], ["Y"])
         ops, _ = core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])
         self.assertEqual(ops[0].type, "FloatToHalf")
-        self.assertRunOpRaises(CPU, op, [np.zeros(2, np.float32)], exception=RuntimeError,
-                               regexp=r"^\[HalfToFloat\] expects a float16 tensor")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros(2, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[HalfToFloat\] expects a float16 tensor",
+        )
 
 
 TP = caffe2_pb2.TensorProto
 
-ALL_TYPES = [np.float32, np.float64, np.float16, np.int32, np.int64, np.int16, np.int8,
-             np.uint16, np.uint8, np.bool_]
+ALL_TYPES = [
+    np.float32,
+    np.float64,
+    np.float16,
+    np.int32,
+    np.int64,
+    np.int16,
+    np.int8,
+    np.uint16,
+    np.uint8,
+    np.bool_,
+]
 
 
 @needs_gpu
 @pytest.mark.parametrize("src", ALL_TYPES, ids=lambda t: np.dtype(t).name)
-@pytest.mark.parametrize("to", [TP.FLOAT, TP.DOUBLE, TP.FLOAT16, TP.INT32, TP.INT64, TP.INT16,
-                                TP.INT8, TP.UINT16, TP.UINT8, TP.BYTE, TP.BOOL],
-                         ids=lambda t: TP.DataType.Name(t))
+@pytest.mark.parametrize(
+    "to",
+    [
+        TP.FLOAT,
+        TP.DOUBLE,
+        TP.FLOAT16,
+        TP.INT32,
+        TP.INT64,
+        TP.INT16,
+        TP.INT8,
+        TP.UINT16,
+        TP.UINT8,
+        TP.BYTE,
+        TP.BOOL,
+    ],
+    ids=lambda t: TP.DataType.Name(t),
+)
 def test_cast_type_pairs(src, to):
     # Values every target type holds (negatives only for signed targets: a negative value cast
     # to an unsigned type is undefined in C++ and differs between the devices).
@@ -111,20 +155,44 @@ def test_cast_by_name_in_place_and_gradient():
     x = values(np.float32, 4, 5) - 50
     check_cpu_gpu(core.CreateOperator("Cast", ["x"], ["x"], to="int32"), [x], rtol=0, atol=0)
     check_cpu_gpu(core.CreateOperator("Cast", ["x"], ["x"], to="FLOAT16"), [x], rtol=0, atol=0)
-    check_cpu_gpu(core.CreateOperator("Cast", ["x"], ["y"], to=TP.DOUBLE),
-                  [values(np.float32, 300, 257)], rtol=0, atol=0)
-    check_gradient_cpu_gpu(core.CreateOperator("Cast", ["x"], ["y"], to=TP.DOUBLE,
-                                               from_type=TP.FLOAT), [x])
+    check_cpu_gpu(
+        core.CreateOperator("Cast", ["x"], ["y"], to=TP.DOUBLE),
+        [values(np.float32, 300, 257)],
+        rtol=0,
+        atol=0,
+    )
+    check_gradient_cpu_gpu(
+        core.CreateOperator("Cast", ["x"], ["y"], to=TP.DOUBLE, from_type=TP.FLOAT), [x]
+    )
 
 
 @needs_gpu
 def test_cast_float16_rounding_matches_cpu():
     # Ties, subnormals, overflow and values that round differently through double and float.
-    x = np.array([1 + 2 ** -11, 1 + 3 * 2 ** -11, 65504, 65520, 1e6, -1e-7, 6e-8, 2 ** -25,
-                  1 / 3, np.inf, -np.inf, np.nan], np.float64)
+    x = np.array(
+        [
+            1 + 2**-11,
+            1 + 3 * 2**-11,
+            65504,
+            65520,
+            1e6,
+            -1e-7,
+            6e-8,
+            2**-25,
+            1 / 3,
+            np.inf,
+            -np.inf,
+            np.nan,
+        ],
+        np.float64,
+    )
     check_cpu_gpu(core.CreateOperator("Cast", ["x"], ["y"], to=TP.FLOAT16), [x], rtol=0, atol=0)
-    check_cpu_gpu(core.CreateOperator("Cast", ["x"], ["y"], to=TP.FLOAT16),
-                  [x.astype(np.float32)], rtol=0, atol=0)
+    check_cpu_gpu(
+        core.CreateOperator("Cast", ["x"], ["y"], to=TP.FLOAT16),
+        [x.astype(np.float32)],
+        rtol=0,
+        atol=0,
+    )
 
 
 @needs_gpu

@@ -28,16 +28,20 @@ def out_size(n, k, s, d=1, mode=NOTSET, head=0, tail=0):
 
 def geometry(spatial, kernel, strides, dilations, heads, tails, mode=NOTSET):
     """Per-dim (outs, heads, tails) for the given per-dim arguments."""
-    res = [out_size(n, k, s, d, mode, h, t)
-           for n, k, s, d, h, t in zip(spatial, kernel, strides, dilations, heads, tails)]
+    res = [
+        out_size(n, k, s, d, mode, h, t)
+        for n, k, s, d, h, t in zip(spatial, kernel, strides, dilations, heads, tails)
+    ]
     return [r[0] for r in res], [r[1] for r in res], [r[2] for r in res]
 
 
 def _windows(xp, kernel, strides, dilations, outs):
     """Yields (kernel offset, view of xp (N, C, outs...) at that offset of every window)."""
     for offs in itertools.product(*[range(k) for k in kernel]):
-        sl = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
-                   for o, d, s, n in zip(offs, dilations, strides, outs))
+        sl = tuple(
+            slice(o * d, o * d + (n - 1) * s + 1, s)
+            for o, d, s, n in zip(offs, dilations, strides, outs)
+        )
         yield offs, xp[(slice(None), slice(None)) + sl]
 
 
@@ -50,8 +54,10 @@ def _pad(x, heads, tails, value):
 def conv_nchw(X, W, b, strides, dilations, heads, tails, group=1):
     """Direct convolution of X (N, C, spatial...) with W (M, C/group, k...)."""
     spatial, kernel = X.shape[2:], W.shape[2:]
-    outs = [(n + h + t - (d * (k - 1) + 1)) // s + 1
-            for n, h, t, k, s, d in zip(spatial, heads, tails, kernel, strides, dilations)]
+    outs = [
+        (n + h + t - (d * (k - 1) + 1)) // s + 1
+        for n, h, t, k, s, d in zip(spatial, heads, tails, kernel, strides, dilations)
+    ]
     xp = _pad(X.astype(np.float64), heads, tails, 0.0)
     N, C, M = X.shape[0], X.shape[1], W.shape[0]
     cg, mg = C // group, M // group
@@ -59,7 +65,9 @@ def conv_nchw(X, W, b, strides, dilations, heads, tails, group=1):
     for offs, view in _windows(xp, kernel, strides, dilations, outs):
         for g in range(group):
             w = W[(slice(g * mg, (g + 1) * mg), slice(None)) + offs].astype(np.float64)
-            Y[:, g * mg:(g + 1) * mg] += np.einsum('mc,nc...->nm...', w, view[:, g * cg:(g + 1) * cg])
+            Y[:, g * mg : (g + 1) * mg] += np.einsum(
+                "mc,nc...->nm...", w, view[:, g * cg : (g + 1) * cg]
+            )
     if b is not None:
         Y += b.reshape((1, M) + (1,) * len(outs))
     return Y.astype(np.float32)
@@ -76,24 +84,30 @@ def conv_grad_nchw(X, W, dY, strides, dilations, heads, tails, group=1):
     cg, mg = C // group, M // group
     dW = np.zeros(W.shape)
     for offs, view in _windows(xp, kernel, strides, dilations, outs):
-        sl = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
-                   for o, d, s, n in zip(offs, dilations, strides, outs))
+        sl = tuple(
+            slice(o * d, o * d + (n - 1) * s + 1, s)
+            for o, d, s, n in zip(offs, dilations, strides, outs)
+        )
         for g in range(group):
             ms, cs = slice(g * mg, (g + 1) * mg), slice(g * cg, (g + 1) * cg)
-            dW[(ms, slice(None)) + offs] += np.einsum('nmp,ncp->mc', dy[:, ms].reshape(N, mg, -1),
-                                                      view[:, cs].reshape(N, cg, -1))
+            dW[(ms, slice(None)) + offs] += np.einsum(
+                "nmp,ncp->mc", dy[:, ms].reshape(N, mg, -1), view[:, cs].reshape(N, cg, -1)
+            )
             w = W[(ms, slice(None)) + offs].astype(np.float64)
-            dxp[(slice(None), cs) + sl] += np.einsum('mc,nm...->nc...', w, dy[:, ms])
+            dxp[(slice(None), cs) + sl] += np.einsum("mc,nm...->nc...", w, dy[:, ms])
     dX = dxp[(slice(None), slice(None)) + tuple(slice(h, h + n) for h, n in zip(heads, spatial))]
     db = dy.sum(axis=tuple(i for i in range(dy.ndim) if i != 1))
     return dW.astype(np.float32), db.astype(np.float32), dX.astype(np.float32)
 
 
 def pool_nchw(X, kind, kernel, strides, dilations, heads, tails, p=2.0):
-    """Max / average / Lp pooling over the in-bounds elements of each window (empty windows give 0)."""
+    """Max / average / Lp pooling over the in-bounds elements of each window (empty windows
+    give 0)."""
     spatial = X.shape[2:]
-    outs = [(n + h + t - (d * (k - 1) + 1)) // s + 1
-            for n, h, t, k, s, d in zip(spatial, heads, tails, kernel, strides, dilations)]
+    outs = [
+        (n + h + t - (d * (k - 1) + 1)) // s + 1
+        for n, h, t, k, s, d in zip(spatial, heads, tails, kernel, strides, dilations)
+    ]
     xp = _pad(X.astype(np.float64), heads, tails, np.nan)
     vals = np.stack([view for _, view in _windows(xp, kernel, strides, dilations, outs)])
     inside = ~np.isnan(vals)
@@ -108,15 +122,18 @@ def pool_nchw(X, kind, kernel, strides, dilations, heads, tails, p=2.0):
 
 
 def pool_grad_nchw(X, Y, dY, kind, kernel, strides, dilations, heads, tails, p=2.0):
-    """dX of pool_nchw: every tied max gets dY; the average splits dY over the in-bounds elements."""
+    """dX of pool_nchw: every tied max gets dY; the average splits dY over the in-bounds
+    elements."""
     spatial = X.shape[2:]
     outs = list(Y.shape[2:])
     xp = _pad(X.astype(np.float64), heads, tails, np.nan)
     dxp = np.zeros_like(xp)
     count = sum(~np.isnan(view) for _, view in _windows(xp, kernel, strides, dilations, outs))
     for offs, view in _windows(xp, kernel, strides, dilations, outs):
-        sl = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
-                   for o, d, s, n in zip(offs, dilations, strides, outs))
+        sl = tuple(
+            slice(o * d, o * d + (n - 1) * s + 1, s)
+            for o, d, s, n in zip(offs, dilations, strides, outs)
+        )
         inside = ~np.isnan(view)
         v = np.where(inside, view, 0)
         if kind == "max":
@@ -124,8 +141,11 @@ def pool_grad_nchw(X, Y, dY, kind, kernel, strides, dilations, heads, tails, p=2
         elif kind == "avg":
             g = np.where(inside, dY / np.maximum(count, 1), 0)
         else:
-            g = np.where(inside & (Y != 0), dY * np.sign(v) * np.abs(v) ** (p - 1)
-                         / np.where(Y != 0, Y, 1.0) ** (p - 1), 0)
+            g = np.where(
+                inside & (Y != 0),
+                dY * np.sign(v) * np.abs(v) ** (p - 1) / np.where(Y != 0, Y, 1.0) ** (p - 1),
+                0,
+            )
         dxp[(slice(None), slice(None)) + sl] += g
     crop = tuple(slice(h, h + n) for h, n in zip(heads, spatial))
     return dxp[(slice(None), slice(None)) + crop].astype(np.float32)
@@ -144,16 +164,24 @@ def conv_transpose_nchw(X, W, b, strides, dilations, heads, tails, adjs, group=1
     N, C = X.shape[:2]
     spatial, kernel = X.shape[2:], W.shape[2:]
     cg, mg = C // group, W.shape[1]
-    full = [(n - 1) * s + d * (k - 1) + 1 + a for n, s, d, k, a in zip(spatial, strides, dilations, kernel, adjs)]
+    full = [
+        (n - 1) * s + d * (k - 1) + 1 + a
+        for n, s, d, k, a in zip(spatial, strides, dilations, kernel, adjs)
+    ]
     Y = np.zeros((N, mg * group) + tuple(full))
     for offs in itertools.product(*[range(k) for k in kernel]):
-        sl = tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
-                   for o, d, s, n in zip(offs, dilations, strides, spatial))
+        sl = tuple(
+            slice(o * d, o * d + (n - 1) * s + 1, s)
+            for o, d, s, n in zip(offs, dilations, strides, spatial)
+        )
         for g in range(group):
             w = W[(slice(g * cg, (g + 1) * cg), slice(None)) + offs].astype(np.float64)
             Y[(slice(None), slice(g * mg, (g + 1) * mg)) + sl] += np.einsum(
-                'cm,nc...->nm...', w, X[:, g * cg:(g + 1) * cg])
-    Y = Y[(slice(None), slice(None)) + tuple(slice(h, f - t) for h, t, f in zip(heads, tails, full))]
+                "cm,nc...->nm...", w, X[:, g * cg : (g + 1) * cg]
+            )
+    Y = Y[
+        (slice(None), slice(None)) + tuple(slice(h, f - t) for h, t, f in zip(heads, tails, full))
+    ]
     if b is not None:
         Y += b.reshape((1, -1) + (1,) * len(spatial))
     return Y.astype(np.float32)

@@ -21,7 +21,7 @@ def forward(model, is_test):
     h = brew.conv(model, "data", "c1", 3, 32, kernel=3, pad=1)
     h = brew.spatial_bn(model, h, "bn1", 32, is_test=is_test)
     h = brew.relu(model, h, h)
-    h = brew.conv(model, h, "c2", 32, 32, kernel=3, pad=1)   # 3x3 stride 1: Winograd
+    h = brew.conv(model, h, "c2", 32, 32, kernel=3, pad=1)  # 3x3 stride 1: Winograd
     h = brew.relu(model, h, h)
     h = brew.conv(model, h, "c3", 32, 64, kernel=1, stride=2)  # 1x1 strided: GEMM
     h = brew.conv(model, h, "c4", 64, 64, kernel=3, pad=1, stride=2)  # 3x3 stride 2: blocked
@@ -39,7 +39,9 @@ def train(out_dir):
     optimizer.build_sgd(model, base_learning_rate=0.05, momentum=0.9)
     workspace.RunNetOnce(model.param_init_net)
     for p in model.params:  # fixed weights, independent of the fills' RNG
-        workspace.FeedBlob(p, (rng.standard_normal(workspace.FetchBlob(p).shape) * 0.1).astype(np.float32))
+        workspace.FeedBlob(
+            p, (rng.standard_normal(workspace.FetchBlob(p).shape) * 0.1).astype(np.float32)
+        )
     for step in range(3):
         workspace.FeedBlob("data", rng.standard_normal((BATCH, 3, 16, 16)).astype(np.float32))
         workspace.FeedBlob("label", rng.randint(0, 10, BATCH).astype(np.int32))
@@ -47,8 +49,10 @@ def train(out_dir):
             workspace.CreateNet(model.net)
         workspace.RunNet(model.net)
     blobs = {b: workspace.FetchBlob(b) for b in workspace.Blobs()}
-    np.savez(os.path.join(out_dir, "train.npz"),
-             **{k: v for k, v in blobs.items() if isinstance(v, np.ndarray) and v.dtype == np.float32})
+    np.savez(
+        os.path.join(out_dir, "train.npz"),
+        **{k: v for k, v in blobs.items() if isinstance(v, np.ndarray) and v.dtype == np.float32}
+    )
 
     deploy = model_helper.ModelHelper(name="det_deploy", init_params=False)
     forward(deploy, is_test=True)
@@ -56,8 +60,9 @@ def train(out_dir):
     workspace.CreateNet(deploy.net)
     np.save(os.path.join(out_dir, "predict_train.npy"), predict(deploy.net.Proto().name))
     params = [str(p) for p in model.GetAllParams()]
-    meta = pe.PredictorExportMeta(predict_net=deploy.net.Proto(), parameters=params, inputs=["data"],
-                                  outputs=["softmax"])
+    meta = pe.PredictorExportMeta(
+        predict_net=deploy.net.Proto(), parameters=params, inputs=["data"], outputs=["softmax"]
+    )
     pe.save_to_db("minidb", os.path.join(out_dir, "model.minidb"), meta)
 
 

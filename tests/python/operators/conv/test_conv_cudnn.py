@@ -11,10 +11,22 @@ from caffe2.python import core, workspace
 from device_check import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "Conv", "Conv1D", "Conv2D", "Conv3D", "Conv_ENGINE_CUDNN", "Conv1D_ENGINE_CUDNN",
-    "Conv2D_ENGINE_CUDNN", "Conv3D_ENGINE_CUDNN", "ConvGradient", "Conv1DGradient",
-    "Conv2DGradient", "Conv3DGradient", "ConvGradient_ENGINE_CUDNN", "Conv1DGradient_ENGINE_CUDNN",
-    "Conv2DGradient_ENGINE_CUDNN", "Conv3DGradient_ENGINE_CUDNN"
+    "Conv",
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "Conv_ENGINE_CUDNN",
+    "Conv1D_ENGINE_CUDNN",
+    "Conv2D_ENGINE_CUDNN",
+    "Conv3D_ENGINE_CUDNN",
+    "ConvGradient",
+    "Conv1DGradient",
+    "Conv2DGradient",
+    "Conv3DGradient",
+    "ConvGradient_ENGINE_CUDNN",
+    "Conv1DGradient_ENGINE_CUDNN",
+    "Conv2DGradient_ENGINE_CUDNN",
+    "Conv3DGradient_ENGINE_CUDNN",
 ]
 
 
@@ -22,8 +34,20 @@ def rand(rng, *shape):
     return rng.randn(*shape).astype(np.float32)
 
 
-def conv_case(rng, n=2, c=4, m=6, spatial=(7, 6), k=3, group=1, order="NCHW", bias=True,
-              op_type="Conv", engine="CUDNN", **args):
+def conv_case(
+    rng,
+    n=2,
+    c=4,
+    m=6,
+    spatial=(7, 6),
+    k=3,
+    group=1,
+    order="NCHW",
+    bias=True,
+    op_type="Conv",
+    engine="CUDNN",
+    **args
+):
     """(op, inputs) of one convolution; the filter is (M, C/group, k...) or (M, k..., C)."""
     ks = (k,) * len(spatial)
     if order == "NCHW":
@@ -33,8 +57,15 @@ def conv_case(rng, n=2, c=4, m=6, spatial=(7, 6), k=3, group=1, order="NCHW", bi
         x = rand(rng, n, *spatial, c)
         w = rand(rng, m, *ks, c)
     inputs = [x, w] + ([rand(rng, m)] if bias else [])
-    op = core.CreateOperator(op_type, ["X", "W", "b"][:len(inputs)], ["Y"], kernel=k, order=order,
-                             engine=engine, **dict(args, **({"group": group} if group > 1 else {})))
+    op = core.CreateOperator(
+        op_type,
+        ["X", "W", "b"][: len(inputs)],
+        ["Y"],
+        kernel=k,
+        order=order,
+        engine=engine,
+        **dict(args, **({"group": group} if group > 1 else {}))
+    )
     return op, inputs
 
 
@@ -71,33 +102,44 @@ CASES = [
 
 
 @needs_gpu
-@pytest.mark.parametrize("case", CASES, ids=lambda c: ",".join(
-    "{}={}".format(k, v) for k, v in sorted(c.items())) or "default")
+@pytest.mark.parametrize(
+    "case",
+    CASES,
+    ids=lambda c: ",".join("{}={}".format(k, v) for k, v in sorted(c.items())) or "default",
+)
 def test_conv_forward_matches_cpu(case):
     op, inputs = conv_case(np.random.RandomState(0), **case)
     check_cpu_gpu(op, inputs, rtol=1e-4, atol=1e-4)
 
 
 @needs_gpu
-@pytest.mark.parametrize("case", CASES, ids=lambda c: ",".join(
-    "{}={}".format(k, v) for k, v in sorted(c.items())) or "default")
+@pytest.mark.parametrize(
+    "case",
+    CASES,
+    ids=lambda c: ",".join("{}={}".format(k, v) for k, v in sorted(c.items())) or "default",
+)
 def test_conv_gradient_matches_cpu(case):
     op, inputs = conv_case(np.random.RandomState(1), **case)
     check_gradient_cpu_gpu(op, inputs, rtol=1e-3, atol=1e-3)
 
 
 @needs_gpu
-@pytest.mark.parametrize("bias,outputs", [
-    (True, ["dW", "db"]),  # no_gradient_to_input
-    (False, ["dW"]),
-    (False, ["dW", "dX"]),
-    (True, ["dW", "db", "dX"]),
-])
+@pytest.mark.parametrize(
+    "bias,outputs",
+    [
+        (True, ["dW", "db"]),  # no_gradient_to_input
+        (False, ["dW"]),
+        (False, ["dW", "dX"]),
+        (True, ["dW", "db", "dX"]),
+    ],
+)
 def test_conv_gradient_output_lists(bias, outputs):
     rng = np.random.RandomState(2)
     x, w, dy = rand(rng, 2, 3, 6, 5), rand(rng, 4, 3, 3, 3), rand(rng, 2, 4, 4, 3)
     args = {} if bias else {"no_bias": 1}
-    op = core.CreateOperator("ConvGradient", ["X", "W", "dY"], outputs, kernel=3, engine="CUDNN", **args)
+    op = core.CreateOperator(
+        "ConvGradient", ["X", "W", "dY"], outputs, kernel=3, engine="CUDNN", **args
+    )
     check_cpu_gpu(op, [x, w, dy], rtol=1e-3, atol=1e-3)
 
 
@@ -108,8 +150,10 @@ def test_empty_batch():
     out = check_cpu_gpu(core.CreateOperator("Conv", ["X", "W", "b"], ["Y"], kernel=3), [x, w, b])
     assert out[0].shape == (0, 4, 3, 3)
     dy = np.zeros((0, 4, 3, 3), np.float32)
-    grads = check_cpu_gpu(core.CreateOperator("ConvGradient", ["X", "W", "dY"], ["dW", "db", "dX"], kernel=3),
-                          [x, w, dy])
+    grads = check_cpu_gpu(
+        core.CreateOperator("ConvGradient", ["X", "W", "dY"], ["dW", "db", "dX"], kernel=3),
+        [x, w, dy],
+    )
     assert not grads[0].any() and not grads[1].any() and grads[2].shape == x.shape
 
 
@@ -164,8 +208,12 @@ def test_float16_conv_matches_the_float_conv_of_the_same_values(float16_compute,
     b = rng.uniform(-1, 1, 8).astype(np.float16)
     args = dict(kernel=3, pad=1, order=order)
     expected = cpu_conv(x.astype(np.float32), w.astype(np.float32), b.astype(np.float32), **args)
-    y, = run_on_gpu(core.CreateOperator("Conv", ["X", "W", "b"], ["Y"], engine="CUDNN",
-                                        float16_compute=float16_compute, **args), [x, w, b])
+    (y,) = run_on_gpu(
+        core.CreateOperator(
+            "Conv", ["X", "W", "b"], ["Y"], engine="CUDNN", float16_compute=float16_compute, **args
+        ),
+        [x, w, b],
+    )
     assert y.dtype == np.float16
     # 72 products of values in [-1, 1]: fp16 storage of Y (and fp16 accumulation) round at ~1e-2.
     np.testing.assert_allclose(y.astype(np.float32), expected, rtol=2e-2, atol=5e-2)
@@ -178,7 +226,9 @@ def test_float16_gradient_matches_the_float_gradient():
     x = rng.uniform(-1, 1, (2, 8, 5, 5)).astype(np.float16)
     w = rng.uniform(-1, 1, (8, 8, 3, 3)).astype(np.float16)
     dy = rng.uniform(-1, 1, (2, 8, 3, 3)).astype(np.float16)
-    op = core.CreateOperator("ConvGradient", ["X", "W", "dY"], ["dW", "db", "dX"], kernel=3, engine="CUDNN")
+    op = core.CreateOperator(
+        "ConvGradient", ["X", "W", "dY"], ["dW", "db", "dX"], kernel=3, engine="CUDNN"
+    )
     gpu_out = run_on_gpu(op, [x, w, dy])
     workspace.ResetWorkspace()
     for name, value in zip(op.input, [x, w, dy]):
@@ -188,8 +238,13 @@ def test_float16_gradient_matches_the_float_gradient():
     for i, name in enumerate(op.output):
         assert gpu_out[i].dtype == np.float16
         # dW and db sum 18 products per image pair, dX 72: fp16 outputs round at ~1e-2 relative.
-        np.testing.assert_allclose(gpu_out[i].astype(np.float32), workspace.FetchBlob(name),
-                                   rtol=2e-2, atol=8e-2, err_msg=name)
+        np.testing.assert_allclose(
+            gpu_out[i].astype(np.float32),
+            workspace.FetchBlob(name),
+            rtol=2e-2,
+            atol=8e-2,
+            err_msg=name,
+        )
 
 
 @needs_gpu
@@ -221,5 +276,7 @@ def test_filter_shape_errors_name_the_dims():
 def test_negative_workspace_limit_is_an_error():
     rng = np.random.RandomState(10)
     with pytest.raises(RuntimeError, match="ws_nbytes_limit"):
-        run_on_gpu(core.CreateOperator("Conv", ["X", "W"], ["Y"], kernel=3, ws_nbytes_limit=-1),
-                   [rand(rng, 1, 2, 4, 4), rand(rng, 3, 2, 3, 3)])
+        run_on_gpu(
+            core.CreateOperator("Conv", ["X", "W"], ["Y"], kernel=3, ws_nbytes_limit=-1),
+            [rand(rng, 1, 2, 4, 4), rand(rng, 3, 2, 3, 3)],
+        )

@@ -17,8 +17,13 @@ WORKER = os.path.join(HERE, "determinism_worker.py")
 
 def run_worker(*args):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
-    out = subprocess.run([sys.executable, WORKER] + [str(a) for a in args], env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, WORKER] + [str(a) for a in args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stderr
 
@@ -47,7 +52,9 @@ def test_two_processes_are_bitwise_equal_one_of_them_under_load(tmp_path):
         spinner.wait()
     assert_bitwise_equal(quiet / "train.npz", loaded / "train.npz")
     assert len(np.load(quiet / "train.npz").files) > 30  # activations, gradients, params, momenta
-    np.testing.assert_array_equal(np.load(quiet / "predict_train.npy"), np.load(loaded / "predict_train.npy"))
+    np.testing.assert_array_equal(
+        np.load(quiet / "predict_train.npy"), np.load(loaded / "predict_train.npy")
+    )
 
 
 def test_autotune_cache_makes_other_processes_compute_what_the_tuning_process_did(tmp_path):
@@ -63,28 +70,41 @@ def test_autotune_cache_makes_other_processes_compute_what_the_tuning_process_di
         spinner.wait()
     assert "timed conv_dnnl." in log
     lines = cache.read_text().splitlines()
-    # Forward and backward of the four training convolutions, forward of the four at predict batch size.
+    # Forward and backward of the four training convolutions, forward of the four at predict batch
+    # size.
     assert len(lines) == 12, lines
     # Another process with the cache and no timing: no timing happens, the recorded choices are made
     # and every bit is the same.
     log = run_worker("train", replay, "--cache", cache)
     assert "timed " not in log
     recorded = dict(line.split("\t")[1:] for line in lines)
-    made = dict(line.split("(DNNL) ", 1)[1].rsplit(": ", 1) for line in log.splitlines() if "(DNNL) " in line)
+    made = dict(
+        line.split("(DNNL) ", 1)[1].rsplit(": ", 1)
+        for line in log.splitlines()
+        if "(DNNL) " in line
+    )
     assert made == recorded
     assert_bitwise_equal(tuned / "train.npz", replay / "train.npz")
     assert cache.read_text().splitlines() == lines
     # A Predictor in a fresh process, given the cache, reproduces the tuning process's predictions.
     log = run_worker("predict", tuned, "--cache", cache)
     assert "timed " not in log
-    np.testing.assert_array_equal(np.load(tuned / "predict_loaded.npy"), np.load(tuned / "predict_train.npy"))
-    assert np.load(tuned / "predict_loaded.npy").tobytes() == np.load(tuned / "predict_train.npy").tobytes()
+    np.testing.assert_array_equal(
+        np.load(tuned / "predict_loaded.npy"), np.load(tuned / "predict_train.npy")
+    )
+    assert (
+        np.load(tuned / "predict_loaded.npy").tobytes()
+        == np.load(tuned / "predict_train.npy").tobytes()
+    )
 
 
 def test_a_predictor_without_the_cache_still_matches_a_rule_following_trainer(tmp_path):
     run_worker("train", tmp_path)
     run_worker("predict", tmp_path)
-    assert np.load(tmp_path / "predict_loaded.npy").tobytes() == np.load(tmp_path / "predict_train.npy").tobytes()
+    assert (
+        np.load(tmp_path / "predict_loaded.npy").tobytes()
+        == np.load(tmp_path / "predict_train.npy").tobytes()
+    )
 
 
 if __name__ == "__main__":

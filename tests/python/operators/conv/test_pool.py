@@ -16,16 +16,38 @@ from conv_pool_reference import geometry, pool_grad_nchw, pool_nchw, to_nchw, to
 from device_check import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "MaxPool", "MaxPool_ENGINE_CUDNN", "MaxPoolGradient", "MaxPoolGradient_ENGINE_CUDNN",
-    "MaxPool1D", "MaxPool1D_ENGINE_CUDNN", "MaxPool1DGradient", "MaxPool1DGradient_ENGINE_CUDNN",
-    "MaxPool2D", "MaxPool2D_ENGINE_CUDNN", "MaxPool2DGradient", "MaxPool2DGradient_ENGINE_CUDNN",
-    "MaxPool3D", "MaxPool3D_ENGINE_CUDNN", "MaxPool3DGradient", "MaxPool3DGradient_ENGINE_CUDNN",
-    "AveragePool", "AveragePool_ENGINE_CUDNN", "AveragePoolGradient",
-    "AveragePoolGradient_ENGINE_CUDNN", "AveragePool1D", "AveragePool1D_ENGINE_CUDNN",
-    "AveragePool1DGradient", "AveragePool1DGradient_ENGINE_CUDNN", "AveragePool2D",
-    "AveragePool2D_ENGINE_CUDNN", "AveragePool2DGradient", "AveragePool2DGradient_ENGINE_CUDNN",
-    "AveragePool3D", "AveragePool3D_ENGINE_CUDNN", "AveragePool3DGradient",
-    "AveragePool3DGradient_ENGINE_CUDNN"
+    "MaxPool",
+    "MaxPool_ENGINE_CUDNN",
+    "MaxPoolGradient",
+    "MaxPoolGradient_ENGINE_CUDNN",
+    "MaxPool1D",
+    "MaxPool1D_ENGINE_CUDNN",
+    "MaxPool1DGradient",
+    "MaxPool1DGradient_ENGINE_CUDNN",
+    "MaxPool2D",
+    "MaxPool2D_ENGINE_CUDNN",
+    "MaxPool2DGradient",
+    "MaxPool2DGradient_ENGINE_CUDNN",
+    "MaxPool3D",
+    "MaxPool3D_ENGINE_CUDNN",
+    "MaxPool3DGradient",
+    "MaxPool3DGradient_ENGINE_CUDNN",
+    "AveragePool",
+    "AveragePool_ENGINE_CUDNN",
+    "AveragePoolGradient",
+    "AveragePoolGradient_ENGINE_CUDNN",
+    "AveragePool1D",
+    "AveragePool1D_ENGINE_CUDNN",
+    "AveragePool1DGradient",
+    "AveragePool1DGradient_ENGINE_CUDNN",
+    "AveragePool2D",
+    "AveragePool2D_ENGINE_CUDNN",
+    "AveragePool2DGradient",
+    "AveragePool2DGradient_ENGINE_CUDNN",
+    "AveragePool3D",
+    "AveragePool3D_ENGINE_CUDNN",
+    "AveragePool3DGradient",
+    "AveragePool3DGradient_ENGINE_CUDNN",
 ]
 
 CPU = core.DeviceOption(0)
@@ -54,7 +76,9 @@ class TestPool(hu.HypothesisTestCase):
         strides = r.get("strides", kw.get("strides", [kw.get("stride", 1)] * n))
         dil = r.get("dilations", kw.get("dilations", [kw.get("dilation", 1)] * n))
         pads = r.get("pads", kw.get("pads", [kw.get("pad", 0)] * 2 * n))
-        _, heads, tails = geometry(xn.shape[2:], k, strides, dil, pads[:n], pads[n:], kw.get("legacy_pad", 0))
+        _, heads, tails = geometry(
+            xn.shape[2:], k, strides, dil, pads[:n], pads[n:], kw.get("legacy_pad", 0)
+        )
         kind = KINDS[op_type.rstrip("123D")]
         if kind == "lp":
             kw["p"] = p
@@ -68,25 +92,55 @@ class TestPool(hu.HypothesisTestCase):
             yn = outputs[0] if order == "NCHW" else to_nchw(outputs[0])
             dyn = dY if order == "NCHW" else to_nchw(dY)
             return [conv(pool_grad_nchw(xn, yn, dyn, kind, k, strides, dil, heads, tails, p))]
-        self.assertReferenceChecks(CPU, op, [X], ref, threshold=1e-4, output_to_grad="Y", grad_reference=grad_ref)
+
+        self.assertReferenceChecks(
+            CPU, op, [X], ref, threshold=1e-4, output_to_grad="Y", grad_reference=grad_ref
+        )
         if grads:
             self.assertGradientChecks(CPU, op, [X], 0, [0])
 
-    @given(op_type=st.sampled_from(sorted(KINDS)), n=st.integers(1, 2), c=st.integers(1, 3),
-           h=st.integers(2, 6), w=st.integers(2, 6), k=st.integers(1, 3), stride=st.integers(1, 3),
-           pad=st.integers(0, 1), order=st.sampled_from(["NCHW", "NHWC"]), seed=st.integers(0, 1000))
+    @given(
+        op_type=st.sampled_from(sorted(KINDS)),
+        n=st.integers(1, 2),
+        c=st.integers(1, 3),
+        h=st.integers(2, 6),
+        w=st.integers(2, 6),
+        k=st.integers(1, 3),
+        stride=st.integers(1, 3),
+        pad=st.integers(0, 1),
+        order=st.sampled_from(["NCHW", "NHWC"]),
+        seed=st.integers(0, 1000),
+    )
     @settings(deadline=None, max_examples=10)
     def test_2d(self, op_type, n, c, h, w, k, stride, pad, order, seed):
         k = min(k, h + 2 * pad, w + 2 * pad)
         X = distinct(np.random.RandomState(seed), n, c, h, w)
-        self.check(op_type, X if order == "NCHW" else to_nhwc(X), order=order, kernel=k, stride=stride, pad=pad)
+        self.check(
+            op_type,
+            X if order == "NCHW" else to_nhwc(X),
+            order=order,
+            kernel=k,
+            stride=stride,
+            pad=pad,
+        )
 
     def test_asymmetric_pads_and_dilation(self):
         X = distinct(np.random.RandomState(0), 2, 2, 5, 6)
         for op_type in KINDS:
             self.check(op_type, X, kernels=[2, 3], strides=[2, 1], pads=[1, 0, 0, 2])
-            self.check(op_type, X, ref_args=dict(kernels=[3, 2], strides=[1, 2], pads=[0, 1, 1, 0]),
-                       kernel_h=3, kernel_w=2, stride_h=1, stride_w=2, pad_t=0, pad_l=1, pad_b=1, pad_r=0)
+            self.check(
+                op_type,
+                X,
+                ref_args=dict(kernels=[3, 2], strides=[1, 2], pads=[0, 1, 1, 0]),
+                kernel_h=3,
+                kernel_w=2,
+                stride_h=1,
+                stride_w=2,
+                pad_t=0,
+                pad_l=1,
+                pad_b=1,
+                pad_r=0,
+            )
             self.check(op_type, X, kernel=2, dilations=[2, 1])
             self.check(op_type, to_nhwc(X), order="NHWC", kernel=2, dilation=2, pad=1)
 
@@ -96,7 +150,9 @@ class TestPool(hu.HypothesisTestCase):
         for base in ("MaxPool", "AveragePool"):
             self.check(base + "1D", X1, kernels=[3], strides=[2], pads=[1, 1])
             self.check(base, X1, kernel=2)
-            self.check(base + "3D", X3, kernels=[2, 2, 3], strides=[1, 2, 1], pads=[1, 0, 1, 0, 1, 1])
+            self.check(
+                base + "3D", X3, kernels=[2, 2, 3], strides=[1, 2, 1], pads=[1, 0, 1, 0, 1, 1]
+            )
             self.check(base + "2D", distinct(rng, 1, 2, 4, 4), kernel=2, stride=2)
             self.check(base, to_nhwc(X3), order="NHWC", kernel=2)
             op = core.CreateOperator(base + "3D", ["X"], ["Y"], kernel=2)
@@ -114,7 +170,9 @@ class TestPool(hu.HypothesisTestCase):
                 self.check(op_type, to_nhwc(X), order="NHWC", global_pooling=1)
         X = distinct(rng, 2, 3, 4, 5)
         op = core.CreateOperator("AveragePool", ["X"], ["Y"], global_pooling=1)
-        out = self.assertReferenceChecks(CPU, op, [X], lambda X: [X.mean(axis=(2, 3), keepdims=True)])[0]
+        out = self.assertReferenceChecks(
+            CPU, op, [X], lambda X: [X.mean(axis=(2, 3), keepdims=True)]
+        )[0]
         self.assertEqual(out.shape, (2, 3, 1, 1))
 
     def test_average_excludes_padding(self):
@@ -124,8 +182,9 @@ class TestPool(hu.HypothesisTestCase):
         # the gradient splits dY over the in-bounds elements only: a corner window holds 4
         workspace.FeedBlob("X", X)
         workspace.FeedBlob("dY", np.eye(3, dtype=np.float32).reshape(1, 1, 3, 3))
-        workspace.RunOperatorOnce(core.CreateOperator("AveragePoolGradient", ["X", "X", "dY"], ["dX"],
-                                                      kernel=3, pad=1))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("AveragePoolGradient", ["X", "X", "dY"], ["dX"], kernel=3, pad=1)
+        )
         dX = workspace.FetchBlob("dX")
         self.assertAlmostEqual(float(dX[0, 0, 0, 0]), 1 / 4 + 1 / 9)
 
@@ -136,15 +195,21 @@ class TestPool(hu.HypothesisTestCase):
         Y = workspace.FetchBlob("Y")
         self.assertEqual(Y.tolist(), [[[[3.0]]]])
         workspace.FeedBlob("dY", np.full((1, 1, 1, 1), 2.0, np.float32))
-        workspace.RunOperatorOnce(core.CreateOperator("MaxPoolGradient", ["X", "Y", "dY"], ["dX"], kernel=2))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("MaxPoolGradient", ["X", "Y", "dY"], ["dX"], kernel=2)
+        )
         self.assertEqual(workspace.FetchBlob("dX").tolist(), [[[[0, 2], [2, 0]]]])
 
     def test_window_entirely_in_padding_gives_zero(self):
         X = np.full((1, 1, 1, 1), -5.0, np.float32)
         for op_type in KINDS:
             op = core.CreateOperator(op_type, ["X"], ["Y"], kernel=2, pad=2, stride=3)
-            Y = self.assertReferenceChecks(CPU, op, [X], lambda X: [pool_nchw(X, KINDS[op_type], [2, 2], [3, 3],
-                                                                          [1, 1], [2, 2], [2, 2])])[0]
+            Y = self.assertReferenceChecks(
+                CPU,
+                op,
+                [X],
+                lambda X: [pool_nchw(X, KINDS[op_type], [2, 2], [3, 3], [1, 1], [2, 2], [2, 2])],
+            )[0]
             self.assertEqual(Y.shape, (1, 1, 2, 2))
             self.assertEqual(float(Y[0, 0, 0, 0]), 0.0)
 
@@ -157,7 +222,9 @@ class TestPool(hu.HypothesisTestCase):
                     self.check(op_type, X, kernel=3, stride=stride, legacy_pad=mode)
             for pad in (0, 1):
                 self.check(op_type, X, kernel=3, stride=2, pad=pad, legacy_pad=3)
-                self.check(op_type, to_nhwc(X), order="NHWC", kernel=2, stride=2, pad=pad, legacy_pad=3)
+                self.check(
+                    op_type, to_nhwc(X), order="NHWC", kernel=2, stride=2, pad=pad, legacy_pad=3
+                )
 
     def test_multithreaded_planes(self):
         X = distinct(np.random.RandomState(4), 4, 16, 24, 24)
@@ -169,36 +236,70 @@ class TestPool(hu.HypothesisTestCase):
         X = np.zeros((1, 2, 4, 4), np.float32)
 
         def raises(regexp, op_type="MaxPool", inputs=(X,), **kw):
-            names = ["X", "Y", "dY"][:len(inputs)]
+            names = ["X", "Y", "dY"][: len(inputs)]
             op = core.CreateOperator(op_type, names, ["Z"], **kw)
             self.assertRunOpRaises(CPU, op, list(inputs), exception=RuntimeError, regexp=regexp)
+
         raises(r"^\[MaxPool\] the kernel size is not set")
-        raises(r"^\[AveragePool\] global_pooling requires pads 0, strides 1 and dilations 1, got pads 1, "
-               r"strides 1, dilations 1", op_type="AveragePool", global_pooling=1, pad=1)
+        raises(
+            r"^\[AveragePool\] global_pooling requires pads 0, strides 1 and dilations 1, "
+            r"got pads 1, strides 1, dilations 1",
+            op_type="AveragePool",
+            global_pooling=1,
+            pad=1,
+        )
         raises(r"global_pooling requires .* strides 2", global_pooling=1, stride=2)
-        raises(r"kernel 6 is larger than the padded input 6 \(size 4 \+ pads 1 \+ 1\)|kernel 7", kernel=7, pad=1)
-        raises(r"legacy_pad VALID computes the pads itself; remove the explicit 'pad'", kernel=2, pad=0,
-               legacy_pad=1)
+        raises(
+            r"kernel 6 is larger than the padded input 6 \(size 4 \+ pads 1 \+ 1\)|kernel 7",
+            kernel=7,
+            pad=1,
+        )
+        raises(
+            r"legacy_pad VALID computes the pads itself; remove the explicit 'pad'",
+            kernel=2,
+            pad=0,
+            legacy_pad=1,
+        )
         raises(r"^\[LpPool\] p must be positive, got -1", op_type="LpPool", kernel=2, p=-1.0)
         raises(r"Argument 'p' does not have the right field", op_type="LpPool", kernel=2, p=2)
-        raises(r"X \(2, 4\) must have 3 to 5 dims", inputs=(np.zeros((2, 4), np.float32),), kernel=2)
-        raises(r"X must be a float tensor, got int", inputs=(np.zeros((1, 1, 4, 4), np.int32),), kernel=2)
-        raises(r"'kernels' gives 3 kernel sizes but the input has 2 spatial dims", kernels=[2, 2, 2])
-        raises(r"^\[MaxPoolGradient\] Y \(1, 2, 2, 2\) and dY \(1, 2, 3, 3\) must have the output shape "
-               r"\(1, 2, 2, 2\)", op_type="MaxPoolGradient", kernel=2, stride=2,
-               inputs=(X, np.zeros((1, 2, 2, 2), np.float32), np.zeros((1, 2, 3, 3), np.float32)))
+        raises(
+            r"X \(2, 4\) must have 3 to 5 dims", inputs=(np.zeros((2, 4), np.float32),), kernel=2
+        )
+        raises(
+            r"X must be a float tensor, got int",
+            inputs=(np.zeros((1, 1, 4, 4), np.int32),),
+            kernel=2,
+        )
+        raises(
+            r"'kernels' gives 3 kernel sizes but the input has 2 spatial dims", kernels=[2, 2, 2]
+        )
+        raises(
+            r"^\[MaxPoolGradient\] Y \(1, 2, 2, 2\) and dY \(1, 2, 3, 3\) must have the "
+            r"output shape \(1, 2, 2, 2\)",
+            op_type="MaxPoolGradient",
+            kernel=2,
+            stride=2,
+            inputs=(X, np.zeros((1, 2, 2, 2), np.float32), np.zeros((1, 2, 3, 3), np.float32)),
+        )
 
     def test_kernel_7_message(self):
         op = core.CreateOperator("MaxPool", ["X"], ["Y"], kernel=7, pad=1)
-        self.assertRunOpRaises(CPU, op, [np.zeros((1, 2, 4, 4), np.float32)], exception=RuntimeError,
-                               regexp=r"kernel 7 is larger than the padded input 6 \(size 4 \+ pads 1 \+ 1\) "
-                                      r"in spatial dim 0 of X \(1, 2, 4, 4\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((1, 2, 4, 4), np.float32)],
+            exception=RuntimeError,
+            regexp=r"kernel 7 is larger than the padded input 6 \(size 4 \+ pads 1 \+ 1\) "
+            r"in spatial dim 0 of X \(1, 2, 4, 4\)",
+        )
 
 
 CUDNN_KINDS = ["MaxPool", "AveragePool"]
 
 
-def pool_case(kind, n=2, c=3, spatial=(7, 6), order="NCHW", dims="", engine="CUDNN", seed=0, **args):
+def pool_case(
+    kind, n=2, c=3, spatial=(7, 6), order="NCHW", dims="", engine="CUDNN", seed=0, **args
+):
     rng = np.random.RandomState(seed)
     shape = (n, c) + tuple(spatial) if order == "NCHW" else (n,) + tuple(spatial) + (c,)
     x = rng.randn(*shape).astype(np.float32)
@@ -258,10 +359,12 @@ def test_pool_gradient_op_directly(kind):
     """The gradient op given X, Y and dY (as a net runs it), for both registrations."""
     rng = np.random.RandomState(2)
     x = rng.randn(2, 3, 6, 6).astype(np.float32)
-    fwd, = check_cpu_gpu(core.CreateOperator(kind, ["X"], ["Y"], kernel=2, stride=2), [x])
+    (fwd,) = check_cpu_gpu(core.CreateOperator(kind, ["X"], ["Y"], kernel=2, stride=2), [x])
     dy = rng.randn(*fwd.shape).astype(np.float32)
     for engine in ["", "CUDNN"]:
-        op = core.CreateOperator(kind + "Gradient", ["X", "Y", "dY"], ["dX"], kernel=2, stride=2, engine=engine)
+        op = core.CreateOperator(
+            kind + "Gradient", ["X", "Y", "dY"], ["dX"], kernel=2, stride=2, engine=engine
+        )
         check_cpu_gpu(op, [x, fwd, dy], rtol=1e-5, atol=1e-5)
 
 
@@ -286,4 +389,5 @@ def test_float16_pooling(kind):
 
 if __name__ == "__main__":
     import unittest
+
     unittest.main()

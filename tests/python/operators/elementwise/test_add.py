@@ -43,24 +43,48 @@ class TestErrors(hu.HypothesisTestCase):
         self.assertRunOpRaises(CPU, op, [A, B], exception=RuntimeError, regexp=regexp)
 
     def test_type_mismatch(self):
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"]), np.ones(3, np.float32),
-                    np.ones(3, np.int32), r"^\[Add\] A has type float but B has int\n")
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"]),
+            np.ones(3, np.float32),
+            np.ones(3, np.int32),
+            r"^\[Add\] A has type float but B has int\n",
+        )
 
     def test_broadcast_mismatches(self):
         A, B = inputs((2, 3, 4), (5,))
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1), A, B,
-                    r"^\[Add\] B \(5,\) does not match A \(2, 3, 4\) at axis 2: B dim 0 is 5 but A dim 2 is 4")
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1),
+            A,
+            B,
+            r"^\[Add\] B \(5,\) does not match A \(2, 3, 4\) at axis 2: "
+            r"B dim 0 is 5 but A dim 2 is 4",
+        )
         A, B = inputs((3, 4), (2, 3, 4))
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1), A, B,
-                    r"B \(2, 3, 4\) has more dimensions than A \(3, 4\)")
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1),
+            A,
+            B,
+            r"B \(2, 3, 4\) has more dimensions than A \(3, 4\)",
+        )
         A, B = inputs((2, 3, 4), (3, 4))
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1, axis=2), A, B,
-                    r"broadcast axis 2 out of range \[0, 1\]")
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1, axis=1,
-                                        axis_str="C"), A, B,
-                    r"args axis and axis_str cannot be used together")
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1, axis_str="X"), A, B,
-                    r"axis_str 'X' is not a letter of order 'NCHW'")
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1, axis=2),
+            A,
+            B,
+            r"broadcast axis 2 out of range \[0, 1\]",
+        )
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1, axis=1, axis_str="C"),
+            A,
+            B,
+            r"args axis and axis_str cannot be used together",
+        )
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"], broadcast=1, axis_str="X"),
+            A,
+            B,
+            r"axis_str 'X' is not a letter of order 'NCHW'",
+        )
 
 
 @needs_gpu
@@ -80,8 +104,12 @@ def test_float16_add_with_broadcast_matches_numpy():
     workspace.ResetWorkspace()
     workspace.FeedBlob("a", a, gpu())
     workspace.FeedBlob("b", b, gpu())
-    workspace.RunOperatorOnce(core.CreateOperator("Add", ["a", "b"], ["c"], broadcast=1,
-                                                  device_option=gpu()))
-    np.testing.assert_allclose(workspace.FetchBlob("c").astype(np.float32),
-                               (a.astype(np.float32) + b.astype(np.float32)), rtol=2e-3,
-                               atol=2e-3)
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Add", ["a", "b"], ["c"], broadcast=1, device_option=gpu())
+    )
+    np.testing.assert_allclose(
+        workspace.FetchBlob("c").astype(np.float32),
+        (a.astype(np.float32) + b.astype(np.float32)),
+        rtol=2e-3,
+        atol=2e-3,
+    )

@@ -12,8 +12,13 @@ COVERED_CUDA_OPS = ["LT", "LE", "GT", "GE", "EQ"]
 
 CPU = core.DeviceOption(0)
 
-COMPARE = {"LT": np.less, "LE": np.less_equal, "GT": np.greater, "GE": np.greater_equal,
-           "EQ": np.equal}
+COMPARE = {
+    "LT": np.less,
+    "LE": np.less_equal,
+    "GT": np.greater,
+    "GE": np.greater_equal,
+    "EQ": np.equal,
+}
 
 
 class TestCompare(hu.HypothesisTestCase):
@@ -29,16 +34,22 @@ class TestCompare(hu.HypothesisTestCase):
     def test_bool_inputs(self):
         A = np.array([True, False, True])
         B = np.array([True, True, False])
-        self.assertReferenceChecks(CPU, core.CreateOperator("EQ", ["A", "B"], ["C"]), [A, B],
-                                   lambda A, B: [A == B])
+        self.assertReferenceChecks(
+            CPU, core.CreateOperator("EQ", ["A", "B"], ["C"]), [A, B], lambda A, B: [A == B]
+        )
 
     def test_broadcast(self):
         rng = np.random.RandomState(1)
         A = rng.randint(-2, 3, size=(2, 3, 4)).astype(np.float32)
-        cases = [(np.array([0.], np.float32), {}, ()),
-                 (rng.randint(-2, 3, size=(3,)).astype(np.float32), {"axis": 1}, (1, 3, 1)),
-                 (rng.randint(-2, 3, size=(4,)).astype(np.float32), {"axis_str": "W", "order": "NHW"},
-                  (1, 1, 4))]
+        cases = [
+            (np.array([0.0], np.float32), {}, ()),
+            (rng.randint(-2, 3, size=(3,)).astype(np.float32), {"axis": 1}, (1, 3, 1)),
+            (
+                rng.randint(-2, 3, size=(4,)).astype(np.float32),
+                {"axis_str": "W", "order": "NHW"},
+                (1, 1, 4),
+            ),
+        ]
         for B, kwargs, shape in cases:
             for op_type, fn in COMPARE.items():
                 op = core.CreateOperator(op_type, ["A", "B"], ["C"], broadcast=1, **kwargs)
@@ -51,15 +62,28 @@ class TestCompare(hu.HypothesisTestCase):
 
     def test_errors(self):
         A = np.zeros((2, 3), np.float32)
-        self.assertRunOpRaises(CPU, core.CreateOperator("GT", ["A", "B"], ["C"]),
-                               [A, np.zeros(3, np.float32)], exception=RuntimeError,
-                               regexp=r"^\[GT\] A \(2, 3\) and B \(3,\) differ in shape")
-        self.assertRunOpRaises(CPU, core.CreateOperator("GT", ["A", "B"], ["C"], axis=1),
-                               [A, A], exception=RuntimeError,
-                               regexp=r"^\[GT\] axis or axis_str is set but broadcast is not enabled")
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("GT", ["A", "B"], ["C"]),
+            [A, np.zeros(3, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[GT\] A \(2, 3\) and B \(3,\) differ in shape",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("GT", ["A", "B"], ["C"], axis=1),
+            [A, A],
+            exception=RuntimeError,
+            regexp=r"^\[GT\] axis or axis_str is set but broadcast is not enabled",
+        )
         U = np.zeros(3, np.uint8)
-        self.assertRunOpRaises(CPU, core.CreateOperator("LT", ["A", "B"], ["C"]), [U, U],
-                               exception=RuntimeError, regexp=r"^\[LT\] unsupported type unsigned char")
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("LT", ["A", "B"], ["C"]),
+            [U, U],
+            exception=RuntimeError,
+            regexp=r"^\[LT\] unsupported type unsigned char",
+        )
 
 
 COMPARE_OPS = ["LT", "LE", "GT", "GE", "EQ"]

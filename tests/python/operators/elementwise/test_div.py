@@ -34,11 +34,15 @@ class TestGradientOps(unittest.TestCase):
 
     def test_div(self):
         ops, g = self.grad(core.CreateOperator("Div", ["A", "B"], ["C"]))
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("DivGradient", ["B", "C", "C_grad"], ["A_grad", "B_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [("DivGradient", ["B", "C", "C_grad"], ["A_grad", "B_grad"])],
+        )
 
     def test_div_broadcast_has_no_gradient(self):
-        with self.assertRaisesRegex(Exception, r"\[Div\] the gradient of a broadcasting Div is not supported"):
+        with self.assertRaisesRegex(
+            Exception, r"\[Div\] the gradient of a broadcasting Div is not supported"
+        ):
             self.grad(core.CreateOperator("Div", ["A", "B"], ["C"], broadcast=1))
 
 
@@ -48,12 +52,20 @@ class TestErrors(hu.HypothesisTestCase):
 
     def test_div_in_place_b_is_rejected_by_schema(self):
         A, B = inputs((2, 3), (2, 3))
-        self.raises(core.CreateOperator("Div", ["A", "B"], ["B"]), A, B,
-                    r"^\[Div\] input 1 and output 0 are both .B., but this op cannot run in place")
+        self.raises(
+            core.CreateOperator("Div", ["A", "B"], ["B"]),
+            A,
+            B,
+            r"^\[Div\] input 1 and output 0 are both .B., but this op cannot run in place",
+        )
 
     def test_integer_division_by_zero(self):
-        self.raises(core.CreateOperator("Div", ["A", "B"], ["C"]), np.ones(3, np.int32),
-                    np.array([1, 0, 2], np.int32), r"integer division by zero: B\[1\] is 0")
+        self.raises(
+            core.CreateOperator("Div", ["A", "B"], ["C"]),
+            np.ones(3, np.int32),
+            np.array([1, 0, 2], np.int32),
+            r"integer division by zero: B\[1\] is 0",
+        )
 
 
 @needs_gpu
@@ -61,5 +73,9 @@ class TestErrors(hu.HypothesisTestCase):
 def test_div_gradient(dtype):
     b = (R.rand(6, 7) + 0.5).astype(dtype)
     c, dc = R.randn(6, 7).astype(dtype), R.randn(6, 7).astype(dtype)
-    check_cpu_gpu(core.CreateOperator("DivGradient", ["b", "c", "dc"], ["da", "db"]), [b, c, dc],
-                  rtol=1e-6, atol=1e-6)
+    check_cpu_gpu(
+        core.CreateOperator("DivGradient", ["b", "c", "dc"], ["da", "db"]),
+        [b, c, dc],
+        rtol=1e-6,
+        atol=1e-6,
+    )

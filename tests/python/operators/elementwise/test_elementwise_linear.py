@@ -41,32 +41,48 @@ class TestElementwiseLinear(hu.HypothesisTestCase):
             self.assertGradientChecks(CPU, op, [X, w, b], i, [0])
         w12 = rng.randn(12).astype(np.float32)
         op = core.CreateOperator("ElementwiseLinear", ["X", "w", "b"], ["Y"])
-        self.assertReferenceChecks(CPU, op, [X, w12, w12],
-                                   lambda X, w, b: [(X.reshape(2, 12) * w + b).reshape(2, 3, 4)])
+        self.assertReferenceChecks(
+            CPU, op, [X, w12, w12], lambda X, w, b: [(X.reshape(2, 12) * w + b).reshape(2, 3, 4)]
+        )
 
     def test_gradient_op(self):
         op = core.CreateOperator("ElementwiseLinear", ["X", "w", "b"], ["Y"])
         ops, _ = core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("ElementwiseLinearGradient", ["Y_grad", "X", "w"],
-                           ["X_grad", "w_grad", "b_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [("ElementwiseLinearGradient", ["Y_grad", "X", "w"], ["X_grad", "w_grad", "b_grad"])],
+        )
 
     def test_errors(self):
         op = core.CreateOperator("ElementwiseLinear", ["X", "w", "b"], ["Y"])
         X = np.zeros((2, 3), np.float32)
-        self.assertRunOpRaises(CPU, op, [X, np.zeros(4, np.float32), np.zeros(3, np.float32)],
-                               exception=RuntimeError,
-                               regexp=r"^\[ElementwiseLinear\] w \(4,\) must be 1-d with 3 elements")
-        self.assertRunOpRaises(CPU, op, [X, np.zeros(3, np.float32), np.zeros(2, np.float32)],
-                               exception=RuntimeError, regexp=r"^\[ElementwiseLinear\] b .* 3 elements")
-        self.assertRunOpRaises(CPU, op, [X.astype(np.float64), np.zeros(3), np.zeros(3)],
-                               exception=RuntimeError,
-                               regexp=r"^\[ElementwiseLinear\] float tensors expected, got X double")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X, np.zeros(4, np.float32), np.zeros(3, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[ElementwiseLinear\] w \(4,\) must be 1-d with 3 elements",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X, np.zeros(3, np.float32), np.zeros(2, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[ElementwiseLinear\] b .* 3 elements",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X.astype(np.float64), np.zeros(3), np.zeros(3)],
+            exception=RuntimeError,
+            regexp=r"^\[ElementwiseLinear\] float tensors expected, got X double",
+        )
 
 
 @needs_gpu
-@pytest.mark.parametrize("x_shape,axis", [((4, 5), 1), ((2, 3, 4), 1), ((2, 3, 4), 2),
-                                          ((300, 70), 1)])
+@pytest.mark.parametrize(
+    "x_shape,axis", [((4, 5), 1), ((2, 3, 4), 1), ((2, 3, 4), 2), ((300, 70), 1)]
+)
 def test_elementwise_linear(x_shape, axis):
     rng = np.random.RandomState(14)
     x = rng.randn(*x_shape).astype(np.float32)

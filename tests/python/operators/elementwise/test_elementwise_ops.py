@@ -13,7 +13,16 @@ import caffe2.python.hypothesis_test_util as hu
 from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "Add", "Sub", "Mul", "Div", "Max", "Min", "Mean", "MaxGradient", "MinGradient", "MeanGradient"
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Max",
+    "Min",
+    "Mean",
+    "MaxGradient",
+    "MinGradient",
+    "MeanGradient",
 ]
 
 CPU = core.DeviceOption(0)
@@ -56,8 +65,11 @@ BROADCAST_CASES = [
 
 
 class TestSameShape(hu.HypothesisTestCase):
-    @given(op_type=st.sampled_from(sorted(NP_OPS)), shape=hu.dims(1, 4).flatmap(
-        lambda n: st.lists(st.integers(1, 4), min_size=n, max_size=n)), seed=st.integers(0, 1000))
+    @given(
+        op_type=st.sampled_from(sorted(NP_OPS)),
+        shape=hu.dims(1, 4).flatmap(lambda n: st.lists(st.integers(1, 4), min_size=n, max_size=n)),
+        seed=st.integers(0, 1000),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, op_type, shape, seed):
         A, B = inputs(shape, shape, seed, positive_b=op_type == "Div")
@@ -70,8 +82,12 @@ class TestSameShape(hu.HypothesisTestCase):
         for dtype in (np.int32, np.int64):
             A = np.arange(1, 13, dtype=dtype).reshape(3, 4)
             B = np.full((4,), 3, dtype=dtype)
-            for op_type, fn in [("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply),
-                                ("Div", np.floor_divide)]:
+            for op_type, fn in [
+                ("Add", np.add),
+                ("Sub", np.subtract),
+                ("Mul", np.multiply),
+                ("Div", np.floor_divide),
+            ]:
                 op = core.CreateOperator(op_type, ["A", "B"], ["C"], broadcast=1)
                 self.assertReferenceChecks(CPU, op, [A, B], lambda A, B: [fn(A, B)])
 
@@ -90,7 +106,8 @@ class TestBroadcast(hu.HypothesisTestCase):
             for op_type, fn in NP_OPS.items():
                 op = core.CreateOperator(op_type, ["A", "B"], ["C"], broadcast=1, **kwargs)
                 self.assertReferenceChecks(
-                    CPU, op, [A, B], lambda A, B: [fn(A, legacy_broadcast(A, B, axis))])
+                    CPU, op, [A, B], lambda A, B: [fn(A, legacy_broadcast(A, B, axis))]
+                )
 
     def test_gradients(self):
         for a_shape, b_shape, kwargs, _ in BROADCAST_CASES:
@@ -106,8 +123,9 @@ class TestBroadcast(hu.HypothesisTestCase):
         A, B = inputs((2, 3, 4), (3,), positive_b=True)
         for op_type, fn in NP_OPS.items():
             op = core.CreateOperator(op_type, ["A", "B"], ["A"], broadcast=1, axis=1)
-            self.assertReferenceChecks(CPU, op, [A, B],
-                                       lambda A, B: [fn(A, legacy_broadcast(A, B, 1))])
+            self.assertReferenceChecks(
+                CPU, op, [A, B], lambda A, B: [fn(A, legacy_broadcast(A, B, 1))]
+            )
         # The checker re-feeds only the input it perturbs, so an in-place op is checked on that one.
         for op_type in ("Add", "Sub"):
             op = core.CreateOperator(op_type, ["A", "B"], ["A"], broadcast=1, axis=1)
@@ -138,29 +156,53 @@ class TestErrors(hu.HypothesisTestCase):
     def test_shape_mismatch_without_broadcast(self):
         A, B = inputs((2, 3), (3,))
         for op_type in NP_OPS:
-            self.raises(core.CreateOperator(op_type, ["A", "B"], ["C"]), A, B,
-                        r"^\[%s\] A \(2, 3\) and B \(3,\) differ in shape; set broadcast=1" % op_type)
+            self.raises(
+                core.CreateOperator(op_type, ["A", "B"], ["C"]),
+                A,
+                B,
+                r"^\[%s\] A \(2, 3\) and B \(3,\) differ in shape; set broadcast=1" % op_type,
+            )
 
     def test_axis_without_broadcast(self):
         A, B = inputs((2, 3), (2, 3))
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"], axis=0), A, B,
-                    r"^\[Add\] axis or axis_str is set but broadcast is not enabled")
-        self.raises(core.CreateOperator("Mul", ["A", "B"], ["C"], axis_str="C"), A, B,
-                    r"^\[Mul\] axis or axis_str is set but broadcast is not enabled")
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"], axis=0),
+            A,
+            B,
+            r"^\[Add\] axis or axis_str is set but broadcast is not enabled",
+        )
+        self.raises(
+            core.CreateOperator("Mul", ["A", "B"], ["C"], axis_str="C"),
+            A,
+            B,
+            r"^\[Mul\] axis or axis_str is set but broadcast is not enabled",
+        )
 
     def test_in_place_b_with_broadcast(self):
         A, B = inputs((2, 3), (3,))
         for op_type in ("Add", "Sub", "Mul"):
-            self.raises(core.CreateOperator(op_type, ["A", "B"], ["B"], broadcast=1), A, B,
-                        r"in-place with B as the output is not allowed when broadcasting")
+            self.raises(
+                core.CreateOperator(op_type, ["A", "B"], ["B"], broadcast=1),
+                A,
+                B,
+                r"in-place with B as the output is not allowed when broadcasting",
+            )
 
     def test_unsupported_dtype(self):
         A = np.ones((2, 3), dtype=bool)
-        self.raises(core.CreateOperator("Add", ["A", "B"], ["C"]), A, A,
-                    r"^\[Add\] unsupported type bool \(supported: float, double, int, long\)")
+        self.raises(
+            core.CreateOperator("Add", ["A", "B"], ["C"]),
+            A,
+            A,
+            r"^\[Add\] unsupported type bool \(supported: float, double, int, long\)",
+        )
         A = np.ones((2, 3), dtype=np.uint8)
-        self.raises(core.CreateOperator("Mul", ["A", "B"], ["C"]), A, A,
-                    r"^\[Mul\] unsupported type unsigned char")
+        self.raises(
+            core.CreateOperator("Mul", ["A", "B"], ["C"]),
+            A,
+            A,
+            r"^\[Mul\] unsupported type unsigned char",
+        )
 
 
 BINARY = ["Add", "Sub", "Mul", "Div"]
@@ -168,13 +210,16 @@ BINARY = ["Add", "Sub", "Mul", "Div"]
 
 @needs_gpu
 @pytest.mark.parametrize("op_type", BINARY)
-@pytest.mark.parametrize("b_shape,args", [
-    ((2, 3, 4, 5), {}),
-    ((4, 5), {"broadcast": 1}),
-    ((3, 4), {"broadcast": 1, "axis": 1}),
-    ((3,), {"broadcast": 1, "axis_str": "C", "order": "NCHW"}),
-    ((1,), {"broadcast": 1}),
-])
+@pytest.mark.parametrize(
+    "b_shape,args",
+    [
+        ((2, 3, 4, 5), {}),
+        ((4, 5), {"broadcast": 1}),
+        ((3, 4), {"broadcast": 1, "axis": 1}),
+        ((3,), {"broadcast": 1, "axis_str": "C", "order": "NCHW"}),
+        ((1,), {"broadcast": 1}),
+    ],
+)
 def test_binary_with_broadcast(op_type, b_shape, args):
     rng = np.random.RandomState(2)
     a = rng.randn(2, 3, 4, 5).astype(np.float32)
@@ -192,12 +237,16 @@ def test_add_mul_other_types(dtype):
     a = (rng.randn(5, 6) * 10).astype(dtype)
     b = (rng.randn(6) * 10).astype(dtype)
     for op_type in ("Add", "Sub", "Mul"):
-        check_cpu_gpu(core.CreateOperator(op_type, ["a", "b"], ["c"], broadcast=1), [a, b],
-                      rtol=0, atol=0)
+        check_cpu_gpu(
+            core.CreateOperator(op_type, ["a", "b"], ["c"], broadcast=1), [a, b], rtol=0, atol=0
+        )
 
 
-REFS = {"Mean": lambda *xs: np.mean(xs, axis=0), "Max": lambda *xs: np.max(xs, axis=0),
-        "Min": lambda *xs: np.min(xs, axis=0)}
+REFS = {
+    "Mean": lambda *xs: np.mean(xs, axis=0),
+    "Max": lambda *xs: np.max(xs, axis=0),
+    "Min": lambda *xs: np.min(xs, axis=0),
+}
 
 
 def distinct_inputs(n, shape, seed):
@@ -210,9 +259,13 @@ def distinct_inputs(n, shape, seed):
 
 
 class TestMeanMinMax(hu.HypothesisTestCase):
-    @given(op_type=st.sampled_from(sorted(REFS)), n=st.integers(1, 4),
-           shape=st.lists(st.integers(1, 4), min_size=1, max_size=3), seed=st.integers(0, 100),
-           in_place=st.booleans())
+    @given(
+        op_type=st.sampled_from(sorted(REFS)),
+        n=st.integers(1, 4),
+        shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+        seed=st.integers(0, 100),
+        in_place=st.booleans(),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, op_type, n, shape, seed, in_place):
         xs = distinct_inputs(n, shape, seed)
@@ -235,31 +288,44 @@ class TestMeanMinMax(hu.HypothesisTestCase):
     def test_gradient_ops(self):
         op = core.CreateOperator("Max", ["A", "B"], ["Y"])
         ops, g = core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("MaxGradient", ["Y", "Y_grad", "A", "B"], ["A_grad", "B_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [("MaxGradient", ["Y", "Y_grad", "A", "B"], ["A_grad", "B_grad"])],
+        )
         op = core.CreateOperator("Min", ["A", "B"], ["Y"])
         ops, _ = core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])
         self.assertEqual(ops[0].type, "MinGradient")
         op = core.CreateOperator("Mean", ["A", "B", "C"], ["Y"])
         ops, _ = core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("MeanGradient", ["Y_grad"], ["A_grad", "B_grad", "C_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [("MeanGradient", ["Y_grad"], ["A_grad", "B_grad", "C_grad"])],
+        )
 
     def test_errors(self):
         for op_type in REFS:
             op = core.CreateOperator(op_type, ["A", "B"], ["Y"])
-            self.assertRunOpRaises(CPU, op, [np.zeros((2, 3), np.float32), np.zeros(3, np.float32)],
-                                   exception=RuntimeError,
-                                   regexp=r"^\[%s\] input 1 has shape \(3,\) but input 0 has \(2, 3\)"
-                                   % op_type)
-            self.assertRunOpRaises(CPU, op, [np.zeros(3, np.float32), np.zeros(3, np.float64)],
-                                   exception=RuntimeError,
-                                   regexp=r"^\[%s\] input 1 has type double but input 0 has float"
-                                   % op_type)
-            self.assertRunOpRaises(CPU, op, [np.zeros(3, np.int32), np.zeros(3, np.int32)],
-                                   exception=RuntimeError,
-                                   regexp=r"^\[%s\] unsupported type int \(supported: float, double\)"
-                                   % op_type)
+            self.assertRunOpRaises(
+                CPU,
+                op,
+                [np.zeros((2, 3), np.float32), np.zeros(3, np.float32)],
+                exception=RuntimeError,
+                regexp=r"^\[%s\] input 1 has shape \(3,\) but input 0 has \(2, 3\)" % op_type,
+            )
+            self.assertRunOpRaises(
+                CPU,
+                op,
+                [np.zeros(3, np.float32), np.zeros(3, np.float64)],
+                exception=RuntimeError,
+                regexp=r"^\[%s\] input 1 has type double but input 0 has float" % op_type,
+            )
+            self.assertRunOpRaises(
+                CPU,
+                op,
+                [np.zeros(3, np.int32), np.zeros(3, np.int32)],
+                exception=RuntimeError,
+                regexp=r"^\[%s\] unsupported type int \(supported: float, double\)" % op_type,
+            )
 
 
 @needs_gpu

@@ -32,20 +32,34 @@ class TestLogical(hu.HypothesisTestCase):
     def test_not(self):
         A = np.array([[True, False], [False, False]])
         for out in ("Y", "A"):
-            self.assertReferenceChecks(CPU, core.CreateOperator("Not", ["A"], [out]), [A],
-                                       lambda A: [~A])
+            self.assertReferenceChecks(
+                CPU, core.CreateOperator("Not", ["A"], [out]), [A], lambda A: [~A]
+            )
 
     def test_errors(self):
         F = np.zeros(3, np.float32)
-        self.assertRunOpRaises(CPU, core.CreateOperator("And", ["A", "B"], ["C"]), [F, F],
-                               exception=RuntimeError,
-                               regexp=r"^\[And\] unsupported type float \(supported: bool\)")
-        self.assertRunOpRaises(CPU, core.CreateOperator("Not", ["A"], ["B"]), [F],
-                               exception=RuntimeError, regexp=r"^\[Not\] unsupported type float")
-        self.assertRunOpRaises(CPU, core.CreateOperator("Or", ["A", "B"], ["B"], broadcast=1),
-                               [np.zeros((2, 3), bool), np.zeros(3, bool)], exception=RuntimeError,
-                               regexp=r"^\[Or\] input 1 and output 0 are both .B., but this op "
-                                      r"cannot run in place")
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("And", ["A", "B"], ["C"]),
+            [F, F],
+            exception=RuntimeError,
+            regexp=r"^\[And\] unsupported type float \(supported: bool\)",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("Not", ["A"], ["B"]),
+            [F],
+            exception=RuntimeError,
+            regexp=r"^\[Not\] unsupported type float",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("Or", ["A", "B"], ["B"], broadcast=1),
+            [np.zeros((2, 3), bool), np.zeros(3, bool)],
+            exception=RuntimeError,
+            regexp=r"^\[Or\] input 1 and output 0 are both .B., but this op "
+            r"cannot run in place",
+        )
 
 
 LOGICAL_OPS = ["And", "Or", "Xor"]

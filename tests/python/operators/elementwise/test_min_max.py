@@ -10,8 +10,12 @@ CPU = core.DeviceOption(0)
 
 class TestMeanMinMax(hu.HypothesisTestCase):
     def test_ties_give_every_maximum_the_gradient(self):
-        A = np.array([1., 2.], np.float32)
-        B = np.array([1., 0.], np.float32)
+        A = np.array([1.0, 2.0], np.float32)
+        B = np.array([1.0, 0.0], np.float32)
         op = core.CreateOperator("MaxGradient", ["Y", "dY", "A", "B"], ["dA", "dB"])
-        self.assertReferenceChecks(CPU, op, [np.maximum(A, B), np.array([5., 6.], np.float32), A, B],
-                                   lambda Y, dY, A, B: [np.array([5., 6.]), np.array([5., 0.])])
+        self.assertReferenceChecks(
+            CPU,
+            op,
+            [np.maximum(A, B), np.array([5.0, 6.0], np.float32), A, B],
+            lambda Y, dY, A, B: [np.array([5.0, 6.0]), np.array([5.0, 0.0])],
+        )

@@ -32,13 +32,19 @@ class TestGradientOps(unittest.TestCase):
 
     def test_mul(self):
         ops, g = self.grad(core.CreateOperator("Mul", ["A", "B"], ["C"]))
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("Mul", ["C_grad", "B"], ["A_grad"]), ("Mul", ["C_grad", "A"], ["B_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [("Mul", ["C_grad", "B"], ["A_grad"]), ("Mul", ["C_grad", "A"], ["B_grad"])],
+        )
         ops, g = self.grad(core.CreateOperator("Mul", ["A", "B"], ["C"], broadcast=1, axis=0))
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("Mul", ["C_grad", "B"], ["A_grad"]),
-                          ("Mul", ["C_grad", "A"], ["B_grad_autogen_pre_red"]),
-                          ("SumReduceLike", ["B_grad_autogen_pre_red", "B"], ["B_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [
+                ("Mul", ["C_grad", "B"], ["A_grad"]),
+                ("Mul", ["C_grad", "A"], ["B_grad_autogen_pre_red"]),
+                ("SumReduceLike", ["B_grad_autogen_pre_red", "B"], ["B_grad"]),
+            ],
+        )
         self.assertEqual({a.name for a in ops[0].arg}, {"broadcast", "axis"})
         self.assertEqual(len(ops[1].arg), 0)
         self.assertEqual({a.name for a in ops[2].arg}, {"axis"})

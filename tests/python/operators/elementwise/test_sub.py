@@ -11,12 +11,18 @@ class TestGradientOps(unittest.TestCase):
 
     def test_sub(self):
         ops, g = self.grad(core.CreateOperator("Sub", ["A", "B"], ["C"]))
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("Negative", ["C_grad"], ["B_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [("Negative", ["C_grad"], ["B_grad"])],
+        )
         self.assertEqual(g, ["C_grad", "B_grad"])
         ops, g = self.grad(core.CreateOperator("Sub", ["A", "B"], ["C"], broadcast=1, axis_str="C"))
-        self.assertEqual([(o.type, list(o.input), list(o.output)) for o in ops],
-                         [("Negative", ["C_grad"], ["B_grad_autogen_pre_red"]),
-                          ("SumReduceLike", ["B_grad_autogen_pre_red", "B"], ["B_grad"])])
+        self.assertEqual(
+            [(o.type, list(o.input), list(o.output)) for o in ops],
+            [
+                ("Negative", ["C_grad"], ["B_grad_autogen_pre_red"]),
+                ("SumReduceLike", ["B_grad_autogen_pre_red", "B"], ["B_grad"]),
+            ],
+        )
         self.assertEqual(len(ops[0].arg), 0)
         self.assertEqual({a.name for a in ops[1].arg}, {"axis_str"})

@@ -29,10 +29,16 @@ class TestCopyAndSum(hu.HypothesisTestCase):
 
     def test_sum_integer_and_bad_shapes(self):
         op = core.CreateOperator("Sum", ["a", "b"], ["c"])
-        self.assertReferenceChecks(CPU, op, [np.arange(4, dtype=np.int32), np.ones(4, np.int32)],
-                                   lambda a, b: [a + b])
-        self.assertRunOpRaises(CPU, op, [np.zeros(3, np.float32), np.zeros(4, np.float32)],
-                               exception=RuntimeError, regexp=r"input 1 \('b'\) has shape \(4,\)")
+        self.assertReferenceChecks(
+            CPU, op, [np.arange(4, dtype=np.int32), np.ones(4, np.int32)], lambda a, b: [a + b]
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros(3, np.float32), np.zeros(4, np.float32)],
+            exception=RuntimeError,
+            regexp=r"input 1 \('b'\) has shape \(4,\)",
+        )
 
 
 @needs_gpu
@@ -54,18 +60,24 @@ def test_float16_sum_matches_numpy():
     workspace.ResetWorkspace()
     for i, x in enumerate(xs):
         workspace.FeedBlob("x%d" % i, x, gpu())
-    workspace.RunOperatorOnce(core.CreateOperator("Sum", ["x0", "x1", "x2"], ["y"],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Sum", ["x0", "x1", "x2"], ["y"], device_option=gpu())
+    )
     y = workspace.FetchBlob("y")
     assert y.dtype == np.float16
-    np.testing.assert_allclose(y.astype(np.float32), sum(x.astype(np.float32) for x in xs),
-                               rtol=5e-3, atol=5e-3)
+    np.testing.assert_allclose(
+        y.astype(np.float32), sum(x.astype(np.float32) for x in xs), rtol=5e-3, atol=5e-3
+    )
 
 
 @needs_gpu
 def test_sum_of_an_input_fed_on_the_host():
     from caffe2.proto import caffe2_pb2
+
     x = np.random.rand(4).astype(np.float32)
-    out = check_cpu_gpu(core.CreateOperator("Sum", ["a", "b"], ["y"]), [x, x],
-                        input_device_options={"b": caffe2_pb2.DeviceOption()})
+    out = check_cpu_gpu(
+        core.CreateOperator("Sum", ["a", "b"], ["y"]),
+        [x, x],
+        input_device_options={"b": caffe2_pb2.DeviceOption()},
+    )
     np.testing.assert_allclose(out[0], 2 * x, rtol=1e-6)

@@ -11,8 +11,11 @@ import caffe2.python.hypothesis_test_util as hu
 from device_check import check_cpu_gpu, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "GivenTensorFill", "GivenTensorDoubleFill", "GivenTensorBoolFill", "GivenTensorIntFill",
-    "GivenTensorInt64Fill"
+    "GivenTensorFill",
+    "GivenTensorDoubleFill",
+    "GivenTensorBoolFill",
+    "GivenTensorIntFill",
+    "GivenTensorInt64Fill",
 ]
 
 CPU = core.DeviceOption(0)
@@ -26,29 +29,37 @@ class TestFillers(hu.HypothesisTestCase):
         self.assertReferenceChecks(CPU, op, [], lambda: [np.array(values, dtype=np.float32)])
 
     def test_typed_given_tensor_fills(self):
-        cases = [("GivenTensorDoubleFill", [1.5, 2.5], np.float64),
-                 ("GivenTensorIntFill", [1, -2], np.int32),
-                 ("GivenTensorInt64Fill", [1, 2 ** 40], np.int64),
-                 ("GivenTensorBoolFill", [1, 0], np.bool_),
-                 ("GivenTensorStringFill", [b"a", b"bc"], object)]
+        cases = [
+            ("GivenTensorDoubleFill", [1.5, 2.5], np.float64),
+            ("GivenTensorIntFill", [1, -2], np.int32),
+            ("GivenTensorInt64Fill", [1, 2**40], np.int64),
+            ("GivenTensorBoolFill", [1, 0], np.bool_),
+            ("GivenTensorStringFill", [b"a", b"bc"], object),
+        ]
         for op_type, values, dtype in cases:
-            workspace.RunOperatorOnce(core.CreateOperator(op_type, [], ["y"], shape=[2], values=values))
+            workspace.RunOperatorOnce(
+                core.CreateOperator(op_type, [], ["y"], shape=[2], values=values)
+            )
             y = workspace.FetchBlob("y")
             self.assertEqual(y.dtype, dtype)
             self.assertEqual(list(y), list(np.array(values, dtype=dtype)))
         with self.assertRaisesRegex(RuntimeError, "'values' has 2 elements but the output"):
-            workspace.RunOperatorOnce(core.CreateOperator("GivenTensorFill", [], ["y"], shape=[3],
-                                                          values=[1.0, 2.0]))
+            workspace.RunOperatorOnce(
+                core.CreateOperator("GivenTensorFill", [], ["y"], shape=[3], values=[1.0, 2.0])
+            )
 
 
 @needs_gpu
-@pytest.mark.parametrize("op_type,dtype,values", [
-    ("GivenTensorFill", np.float32, [1.5, -2.0, 3.25, 4.0, 0.0, 7.0]),
-    ("GivenTensorDoubleFill", np.float64, [1.5, -2.0, 3.25, 4.0, 0.0, 7.0]),
-    ("GivenTensorIntFill", np.int32, [1, -2, 3, 4, 0, 7]),
-    ("GivenTensorInt64Fill", np.int64, [1, -2, 3, 4, 0, 2 ** 40]),
-    ("GivenTensorBoolFill", np.bool_, [True, False, True, True, False, False]),
-])
+@pytest.mark.parametrize(
+    "op_type,dtype,values",
+    [
+        ("GivenTensorFill", np.float32, [1.5, -2.0, 3.25, 4.0, 0.0, 7.0]),
+        ("GivenTensorDoubleFill", np.float64, [1.5, -2.0, 3.25, 4.0, 0.0, 7.0]),
+        ("GivenTensorIntFill", np.int32, [1, -2, 3, 4, 0, 7]),
+        ("GivenTensorInt64Fill", np.int64, [1, -2, 3, 4, 0, 2**40]),
+        ("GivenTensorBoolFill", np.bool_, [True, False, True, True, False, False]),
+    ],
+)
 def test_given_tensor_fills(op_type, dtype, values):
     op = core.CreateOperator(op_type, [], ["y"], shape=[2, 3], values=values)
     out = check_cpu_gpu(op, [])

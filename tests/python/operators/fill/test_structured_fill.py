@@ -15,7 +15,9 @@ def seeded(seed):
 
 
 def fill(op_type, seed=1, inputs=(), **kwargs):
-    op = core.CreateOperator(op_type, [n for n, _ in inputs], ["Y"], device_option=seeded(seed), **kwargs)
+    op = core.CreateOperator(
+        op_type, [n for n, _ in inputs], ["Y"], device_option=seeded(seed), **kwargs
+    )
     for name, value in inputs:
         workspace.FeedBlob(name, value)
     workspace.RunOperatorOnce(op)
@@ -24,8 +26,9 @@ def fill(op_type, seed=1, inputs=(), **kwargs):
 
 class TestStructuredFill(hu.HypothesisTestCase):
     def test_range_fill(self):
-        np.testing.assert_array_equal(fill("RangeFill", shape=[2, 3]),
-                                      np.arange(6, dtype=np.float32).reshape(2, 3))
+        np.testing.assert_array_equal(
+            fill("RangeFill", shape=[2, 3]), np.arange(6, dtype=np.float32).reshape(2, 3)
+        )
 
     def test_diagonal_fill(self):
         for shape in ([3, 5], [5, 3], [3, 3, 3]):
@@ -43,6 +46,13 @@ class TestStructuredFill(hu.HypothesisTestCase):
     def test_lengths_range_fill(self):
         op = core.CreateOperator("LengthsRangeFill", ["L"], ["Y"])
         L = np.array([2, 0, 3, 1], np.int32)
-        self.assertReferenceChecks(CPU, op, [L], lambda L: [np.concatenate([np.arange(l) for l in L]).astype(np.int32)])
-        self.assertRunOpRaises(CPU, op, [np.array([1, -1], np.int32)], exception=RuntimeError,
-                               regexp=r"^\[LengthsRangeFill\] length 1 is negative: -1")
+        self.assertReferenceChecks(
+            CPU, op, [L], lambda L: [np.concatenate([np.arange(l) for l in L]).astype(np.int32)]
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.array([1, -1], np.int32)],
+            exception=RuntimeError,
+            regexp=r"^\[LengthsRangeFill\] length 1 is negative: -1",
+        )

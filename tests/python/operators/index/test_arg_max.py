@@ -26,6 +26,7 @@ class TestArgMaxMin(hu.HypothesisTestCase):
             def ref(X):
                 r = fn(X, axis=axis)
                 return [np.expand_dims(r, axis) if keepdims else r]
+
             self.assertReferenceChecks(CPU, op, [X], ref)
 
     def test_ties_and_bad_axis(self):
@@ -33,8 +34,13 @@ class TestArgMaxMin(hu.HypothesisTestCase):
         op = core.CreateOperator("ArgMax", ["X"], ["Y"], keepdims=0)
         self.assertReferenceChecks(CPU, op, [X], lambda X: [np.array([1, 0], np.int64)])
         op = core.CreateOperator("ArgMin", ["X"], ["Y"], axis=2)
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError,
-                               regexp=r"^\[ArgMin\] axis 2 out of range for a 2-d input")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X],
+            exception=RuntimeError,
+            regexp=r"^\[ArgMin\] axis 2 out of range for a 2-d input",
+        )
 
 
 @needs_gpu
@@ -43,8 +49,12 @@ class TestArgMaxMin(hu.HypothesisTestCase):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_arg_max_min(op_type, axis, keepdims, dtype):
     x = np.random.RandomState(15).randint(-3, 4, (4, 5, 6)).astype(dtype)  # many ties
-    out = check_cpu_gpu(core.CreateOperator(op_type, ["x"], ["y"], axis=axis, keepdims=keepdims),
-                        [x], rtol=0, atol=0)
+    out = check_cpu_gpu(
+        core.CreateOperator(op_type, ["x"], ["y"], axis=axis, keepdims=keepdims),
+        [x],
+        rtol=0,
+        atol=0,
+    )
     assert out[0].dtype == np.int64
     reference = (np.argmax if op_type == "ArgMax" else np.argmin)(x, axis=axis)
     np.testing.assert_array_equal(out[0].reshape(reference.shape), reference)

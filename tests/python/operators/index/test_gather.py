@@ -21,8 +21,11 @@ def rand(*shape, seed=0):
 
 
 class TestGather(hu.HypothesisTestCase):
-    @given(seed=st.integers(0, 100), idx_type=st.sampled_from([np.int32, np.int64]),
-           idx_shape=st.sampled_from([(3,), (2, 2)]))
+    @given(
+        seed=st.integers(0, 100),
+        idx_type=st.sampled_from([np.int32, np.int64]),
+        idx_shape=st.sampled_from([(3,), (2, 2)]),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradients(self, seed, idx_type, idx_shape):
         rng = np.random.RandomState(seed)
@@ -49,8 +52,13 @@ class TestGather(hu.HypothesisTestCase):
         data = np.array([b"a", b"bb", b"ccc"], dtype=object)
         op = core.CreateOperator("Gather", ["D", "I"], ["Y"])
         self.assertReferenceChecks(CPU, op, [data, np.array([2, 0], np.int32)], lambda d, i: [d[i]])
-        self.assertRunOpRaises(CPU, op, [rand(3, 2), np.array([0, 3], np.int64)], exception=RuntimeError,
-                               regexp=r"^\[Gather\] index 3 at position 1 out of range for DATA \(3, 2\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(3, 2), np.array([0, 3], np.int64)],
+            exception=RuntimeError,
+            regexp=r"^\[Gather\] index 3 at position 1 out of range for DATA \(3, 2\)",
+        )
 
 
 R = np.random.RandomState(1)
@@ -58,9 +66,16 @@ R = np.random.RandomState(1)
 
 @needs_gpu
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-@pytest.mark.parametrize("data_shape,index_shape", [
-    ((5, 3), (4,)), ((5,), (2, 3)), ((6, 2, 3), (2, 2)), ((10, 7), (0,)), ((1000, 64), (300,)),
-])
+@pytest.mark.parametrize(
+    "data_shape,index_shape",
+    [
+        ((5, 3), (4,)),
+        ((5,), (2, 3)),
+        ((6, 2, 3), (2, 2)),
+        ((10, 7), (0,)),
+        ((1000, 64), (300,)),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.uint8, np.bool_])
 def test_gather(index_dtype, data_shape, index_shape, dtype):
     op = core.CreateOperator("Gather", ["data", "indices"], ["out"])
@@ -75,12 +90,18 @@ def test_gather_indices_on_the_host_and_errors():
     op = core.CreateOperator("Gather", ["data", "indices"], ["out"])
     data = values(np.float32, 6, 5)
     check_cpu_gpu(op, [data, np.array([5, 0, 5], np.int64)], input_device_options={"indices": CPU})
-    check_same_error(op, [data, np.array([1, 6], np.int64)],
-                     r"index 6 at position 1 out of range for DATA \(6, 5\)",
-                     input_device_options={"indices": CPU})
+    check_same_error(
+        op,
+        [data, np.array([1, 6], np.int64)],
+        r"index 6 at position 1 out of range for DATA \(6, 5\)",
+        input_device_options={"indices": CPU},
+    )
     check_same_error(op, [data, np.array([1.0], np.float32)], "INDICES must be an int32 or int64")
-    check_same_error(op, [np.array(3.0, np.float32), np.array([0], np.int32)],
-                     "DATA must have at least one dimension")
+    check_same_error(
+        op,
+        [np.array(3.0, np.float32), np.array([0], np.int32)],
+        "DATA must have at least one dimension",
+    )
 
 
 @needs_gpu
@@ -90,8 +111,9 @@ def test_gather_out_of_range_indices_on_the_gpu_give_zero_rows():
     data = values(np.float32, 4, 3) + 1
     workspace.FeedBlob("data", data, gpu())
     workspace.FeedBlob("indices", np.array([2, 4, -1, 0], np.int32), gpu())
-    workspace.RunOperatorOnce(core.CreateOperator("Gather", ["data", "indices"], ["out"],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Gather", ["data", "indices"], ["out"], device_option=gpu())
+    )
     out = workspace.FetchBlob("out")
     np.testing.assert_array_equal(out[[0, 3]], data[[2, 0]])
     np.testing.assert_array_equal(out[[1, 2]], np.zeros((2, 3), np.float32))

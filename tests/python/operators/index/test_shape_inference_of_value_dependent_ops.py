@@ -1,5 +1,6 @@
 """Shape and type inference of Split, OneHot, SparseToDense and LengthsRangeFill against what the
-ops produce when run (shapes that depend on runtime values are reported as unknown, with the type)."""
+ops produce when run (shapes that depend on runtime values are reported as unknown, with the
+type)."""
 import numpy as np
 
 from caffe2.proto import caffe2_pb2
@@ -20,7 +21,8 @@ def infer_and_run(net, feeds):
     for name, value in feeds.items():
         workspace.FeedBlob(name, value)
     shapes, types = workspace.InferShapesAndTypes(
-        [net], {k: list(v.shape) for k, v in feeds.items()})
+        [net], {k: list(v.shape) for k, v in feeds.items()}
+    )
     workspace.RunNetOnce(net)
     return shapes, types
 
@@ -51,9 +53,14 @@ def test_value_dependent_shapes_keep_their_types():
     net.LengthsRangeFill(["lengths"], ["ranges"])
     net.SparseToDense(["sidx", "values", "like"], ["dense"])
     net.SparseToDense(["sidx", "values"], ["dense_max"])
-    feeds = {"idx": np.array([0, 2], np.int64), "size": np.array(3, np.int64),
-             "lengths": np.array([2, 3], np.int32), "sidx": np.array([1, 3], np.int32),
-             "values": np.ones((2, 5), np.float32), "like": np.zeros((6,), np.float32)}
+    feeds = {
+        "idx": np.array([0, 2], np.int64),
+        "size": np.array(3, np.int64),
+        "lengths": np.array([2, 3], np.int32),
+        "sidx": np.array([1, 3], np.int32),
+        "values": np.ones((2, 5), np.float32),
+        "like": np.zeros((6,), np.float32),
+    }
     shapes, types = infer_and_run(net, feeds)
     raw = raw_inference(net, {k: list(v.shape) for k, v in feeds.items()})
     assert raw["onehot"].unknown_shape and raw["onehot"].data_type == core.DataType.FLOAT

@@ -21,4 +21,5 @@ class TestGather(hu.HypothesisTestCase):
             out = np.zeros((4, 2), np.float32)
             np.add.at(out, I, V)
             return [out]
+
         self.assertReferenceChecks(CPU, op, [I, V], ref)

@@ -10,7 +10,9 @@ CPU = core.DeviceOption(0)
 
 
 class TestTopK(hu.HypothesisTestCase):
-    @given(seed=st.integers(0, 100), k=st.integers(1, 4), axis=st.integers(-2, 1), flat=st.booleans())
+    @given(
+        seed=st.integers(0, 100), k=st.integers(1, 4), axis=st.integers(-2, 1), flat=st.booleans()
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, seed, k, axis, flat):
         X = np.random.RandomState(seed).permutation(40).reshape(4, 10).astype(np.float32)
@@ -28,18 +30,29 @@ class TestTopK(hu.HypothesisTestCase):
                 pos = np.where(ax == 1, rows * X.shape[1] + idx, idx * X.shape[1] + cols)
                 res.append(pos.astype(np.int64))
             return res
+
         self.assertReferenceChecks(CPU, op, [X], ref)
         self.assertGradientChecks(CPU, op, [X], 0, [0])
 
     def test_ties_and_bad_k(self):
         X = np.array([[1, 5, 5, 2]], np.float32)
         op = core.CreateOperator("TopK", ["X"], ["V", "I"], k=2)
-        self.assertReferenceChecks(CPU, op, [X], lambda X: [np.array([[5, 5]], np.float32),
-                                                            np.array([[1, 2]], np.int64)])
+        self.assertReferenceChecks(
+            CPU, op, [X], lambda X: [np.array([[5, 5]], np.float32), np.array([[1, 2]], np.int64)]
+        )
         op = core.CreateOperator("TopK", ["X"], ["V", "I"], k=5)
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError,
-                               regexp=r"^\[TopK\] k 5 is larger than dim 1 of X \(1, 4\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X],
+            exception=RuntimeError,
+            regexp=r"^\[TopK\] k 5 is larger than dim 1 of X \(1, 4\)",
+        )
         op = core.CreateOperator("TopK", ["X"], ["V", "I"])
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError, regexp="missing required argument 'k'")
+        self.assertRunOpRaises(
+            CPU, op, [X], exception=RuntimeError, regexp="missing required argument 'k'"
+        )
         op = core.CreateOperator("TopK", ["X"], ["V", "I"], k=-1)
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError, regexp="must be positive, got -1")
+        self.assertRunOpRaises(
+            CPU, op, [X], exception=RuntimeError, regexp="must be positive, got -1"
+        )

@@ -5,8 +5,13 @@ import pytest
 
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
-from caffe2.python.tools.db_writer import (DBWriter, encode_png, int32_proto, string_proto,
-                                           tensor_protos_record)
+from caffe2.python.tools.db_writer import (
+    DBWriter,
+    encode_png,
+    int32_proto,
+    string_proto,
+    tensor_protos_record,
+)
 
 cv2 = pytest.importorskip("cv2")  # the reference resizes with OpenCV (Debian: python3-opencv)
 
@@ -16,8 +21,12 @@ SIZES = [(40, 60), (60, 40), (50, 50), (33, 71), (64, 64), (45, 45)]
 def random_image(rng, height, width, channels=3):
     # Smooth structure plus noise, so resizing and cropping errors show.
     y, x = np.mgrid[0:height, 0:width]
-    base = (np.sin(x / 5.0)[..., None] * 60 + np.cos(y / 7.0)[..., None] * 60 + 128
-            + rng.randint(-40, 40, size=(height, width, channels)))
+    base = (
+        np.sin(x / 5.0)[..., None] * 60
+        + np.cos(y / 7.0)[..., None] * 60
+        + 128
+        + rng.randint(-40, 40, size=(height, width, channels))
+    )
     image = np.clip(base, 0, 255).astype(np.uint8)
     return image if channels == 3 else image[:, :, 0]
 
@@ -39,17 +48,21 @@ def write_db(tmp_path, values, name="images"):
 
 def png_records(images, labels=None):
     labels = range(len(images)) if labels is None else labels
-    return [tensor_protos_record(string_proto(encode_png(im)), int32_proto(l, dims=[1]))
-            for im, l in zip(images, labels)]
+    return [
+        tensor_protos_record(string_proto(encode_png(im)), int32_proto(l, dims=[1]))
+        for im, l in zip(images, labels)
+    ]
 
 
 def run_image_input(path, batch_size, outputs=("data", "label"), seed=None, runs=1, **kwargs):
     # A fresh workspace for each configuration.
     workspace.ResetWorkspace()
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
-                                                  db_type="lmdb"))
-    op = core.CreateOperator("ImageInput", ["reader"], list(outputs), batch_size=batch_size,
-                             **kwargs)
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb")
+    )
+    op = core.CreateOperator(
+        "ImageInput", ["reader"], list(outputs), batch_size=batch_size, **kwargs
+    )
     if seed is not None:
         op.device_option.random_seed = seed
     net = core.Net("image_net")
@@ -66,8 +79,14 @@ def reference(image, crop, scale=-1, minsize=-1, warp=False, box=None, mean=0.0,
     """Test-mode ImageInput in numpy/OpenCV: box, short-side resize, centre crop, normalize."""
     if box is not None:
         y, x, h, w = box
-        if min(box) >= 0 and h > 0 and w > 0 and y + h <= image.shape[0] and x + w <= image.shape[1]:
-            image = image[y:y + h, x:x + w]
+        if (
+            min(box) >= 0
+            and h > 0
+            and w > 0
+            and y + h <= image.shape[0]
+            and x + w <= image.shape[1]
+        ):
+            image = image[y : y + h, x : x + w]
     rows, cols = image.shape[:2]
     target = scale if scale > 0 else minsize
     if warp:
@@ -76,11 +95,13 @@ def reference(image, crop, scale=-1, minsize=-1, warp=False, box=None, mean=0.0,
         new_rows, new_cols = target, cols * target // rows
     else:
         new_rows, new_cols = rows * target // cols, target
-    if (scale > 0 and (new_rows, new_cols) != (rows, cols)) or (scale <= 0 and min(rows, cols) < target):
+    if (scale > 0 and (new_rows, new_cols) != (rows, cols)) or (
+        scale <= 0 and min(rows, cols) < target
+    ):
         image = cv2.resize(image, (new_cols, new_rows), interpolation=cv2.INTER_AREA)
     rows, cols = image.shape[:2]
     y0, x0 = (rows - crop) // 2, (cols - crop) // 2
-    out = image[y0:y0 + crop, x0:x0 + crop].astype(np.float32)
+    out = image[y0 : y0 + crop, x0 : x0 + crop].astype(np.float32)
     if out.ndim == 2:
         out = out[:, :, None]
     return (out - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
@@ -94,5 +115,7 @@ def check_against_reference(data, images, tol=1.0, **ref_kwargs):
 
 
 def label_records(images, label_protos):
-    return [tensor_protos_record(string_proto(encode_png(im)), *protos)
-            for im, protos in zip(images, label_protos)]
+    return [
+        tensor_protos_record(string_proto(encode_png(im)), *protos)
+        for im, protos in zip(images, label_protos)
+    ]

@@ -16,21 +16,40 @@ def label_db(tmp_path):
     path = str(tmp_path / "labels_lmdb")
     with DBWriter("lmdb", path) as writer:
         for i in range(RECORDS):
-            writer.put("%08d" % i, datum_record(i, encoded=encode_png(np.full((4, 4), i, np.uint8))))
+            writer.put(
+                "%08d" % i, datum_record(i, encoded=encode_png(np.full((4, 4), i, np.uint8)))
+            )
     return path
 
 
 def labels_read(path, iterations, skip=0, num_shards=1, shard_id=0):
     workspace.ResetWorkspace()
-    workspace.RunOperatorOnce(core.CreateOperator(
-        "CreateDB", [], ["reader"], db=path, db_type="lmdb", num_shards=num_shards,
-        shard_id=shard_id))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "CreateDB",
+            [],
+            ["reader"],
+            db=path,
+            db_type="lmdb",
+            num_shards=num_shards,
+            shard_id=shard_id,
+        )
+    )
     if skip:
-        workspace.RunOperatorOnce(core.CreateOperator("DBReaderSkip", ["reader"], [],
-                                                      num_records=skip))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("DBReaderSkip", ["reader"], [], num_records=skip)
+        )
     net = core.Net("input")
-    net.ImageInput(["reader"], ["data", "label"], batch_size=BATCH, use_caffe_datum=1, color=0,
-                   crop=4, scale=4, is_test=1)
+    net.ImageInput(
+        ["reader"],
+        ["data", "label"],
+        batch_size=BATCH,
+        use_caffe_datum=1,
+        color=0,
+        crop=4,
+        scale=4,
+        is_test=1,
+    )
     workspace.CreateNet(net)
     out = []
     for _ in range(iterations):

@@ -5,8 +5,15 @@ import pytest
 
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
-from caffe2.python.tools.db_writer import (bytes_proto, datum_record, encode_png, float_proto,
-                                           int32_proto, string_proto, tensor_protos_record)
+from caffe2.python.tools.db_writer import (
+    bytes_proto,
+    datum_record,
+    encode_png,
+    float_proto,
+    int32_proto,
+    string_proto,
+    tensor_protos_record,
+)
 
 from image_input_util import label_records, png_records, random_image, run_image_input, write_db
 
@@ -23,11 +30,23 @@ def test_undecodable_image_names_db_and_key_and_reading_goes_on(tmp_path):
     good = png_records([random_image(rng, 40, 40) for _ in range(4)])
     bad = tensor_protos_record(string_proto(b"GIF89a broken"), int32_proto(0))
     path = write_db(tmp_path, good[:2] + [bad] + good[2:3] + good[3:])
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path,
-                                                  db_type="lmdb"))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb")
+    )
     net = core.Net("bad_image_net")
-    net.Proto().op.extend([core.CreateOperator("ImageInput", ["reader"], ["data", "label"],
-                                               batch_size=2, scale=32, crop=32, decode_threads=2)])
+    net.Proto().op.extend(
+        [
+            core.CreateOperator(
+                "ImageInput",
+                ["reader"],
+                ["data", "label"],
+                batch_size=2,
+                scale=32,
+                crop=32,
+                decode_threads=2,
+            )
+        ]
+    )
     workspace.CreateNet(net)
     workspace.RunNet(net.Name())
     with pytest.raises(RuntimeError) as err:
@@ -39,15 +58,24 @@ def test_undecodable_image_names_db_and_key_and_reading_goes_on(tmp_path):
     assert workspace.FetchBlob("data").shape == (2, 32, 32, 3)
 
 
-@pytest.mark.parametrize("value,match", [
-    (b"\xff\xfe garbage", "not a serialized TensorProtos"),
-    (tensor_protos_record(int32_proto(1)), "holds 1 tensor protos; expected 2"),
-    (tensor_protos_record(float_proto([1.0]), int32_proto(1)), "image proto has type FLOAT"),
-    (tensor_protos_record(bytes_proto(np.zeros((4, 4, 2), np.uint8)), int32_proto(1)),
-     "1 or 3 channels"),
-    (tensor_protos_record(string_proto(encode_png(np.zeros((40, 40), np.uint8))),
-                          int32_proto([1, 2])), "one INT32 or FLOAT value"),
-])
+@pytest.mark.parametrize(
+    "value,match",
+    [
+        (b"\xff\xfe garbage", "not a serialized TensorProtos"),
+        (tensor_protos_record(int32_proto(1)), "holds 1 tensor protos; expected 2"),
+        (tensor_protos_record(float_proto([1.0]), int32_proto(1)), "image proto has type FLOAT"),
+        (
+            tensor_protos_record(bytes_proto(np.zeros((4, 4, 2), np.uint8)), int32_proto(1)),
+            "1 or 3 channels",
+        ),
+        (
+            tensor_protos_record(
+                string_proto(encode_png(np.zeros((40, 40), np.uint8))), int32_proto([1, 2])
+            ),
+            "one INT32 or FLOAT value",
+        ),
+    ],
+)
 def test_bad_records(tmp_path, value, match):
     path = write_db(tmp_path, [value])
     with pytest.raises(RuntimeError, match=match) as err:
@@ -61,28 +89,54 @@ def png_claiming(width, height):
     import zlib
 
     def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
+
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00"))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00"))
+        + chunk(b"IEND", b"")
+    )
 
 
-@pytest.mark.parametrize("value,match", [
-    (tensor_protos_record(string_proto(encode_png(np.zeros((40, 40), np.uint8))), int32_proto(-7)),
-     r"label -7 is not a class index \(>= 0\)"),
-    (tensor_protos_record(string_proto(png_claiming(100000, 100000)), int32_proto(1)), "could not be decoded"),
-])
+@pytest.mark.parametrize(
+    "value,match",
+    [
+        (
+            tensor_protos_record(
+                string_proto(encode_png(np.zeros((40, 40), np.uint8))), int32_proto(-7)
+            ),
+            r"label -7 is not a class index \(>= 0\)",
+        ),
+        (
+            tensor_protos_record(string_proto(png_claiming(100000, 100000)), int32_proto(1)),
+            "could not be decoded",
+        ),
+    ],
+)
 def test_nonsense_labels_and_headers_name_the_record(tmp_path, value, match):
     path = write_db(tmp_path, [value])
     with pytest.raises(RuntimeError, match=match) as err:
         run_image_input(path, 1, scale=32, crop=32)
-    assert "'00000000'" in str(err.value) and path in str(err.value) and "[ImageInput]" in str(err.value)
+    assert (
+        "'00000000'" in str(err.value)
+        and path in str(err.value)
+        and "[ImageInput]" in str(err.value)
+    )
     workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))
 
 
 def test_datum_label_out_of_range(tmp_path):
     path = write_db(tmp_path, [datum_record(12, pixels=np.zeros((4, 4, 1), np.uint8))])
-    with pytest.raises(RuntimeError, match=r"'00000000'.*label 12 is not a class index in \[0, num_labels = 10\)"):
+    with pytest.raises(
+        RuntimeError, match=r"'00000000'.*label 12 is not a class index in \[0, num_labels = 10\)"
+    ):
         run_image_input(path, 1, scale=4, crop=4, use_caffe_datum=1, num_labels=10, color=0)
 
 
@@ -93,33 +147,50 @@ def test_bad_datum_record(tmp_path):
 
 
 def test_missing_db(tmp_path):
-    op = core.CreateOperator("ImageInput", [], ["data", "label"], batch_size=1, scale=32, crop=32,
-                             db=str(tmp_path / "absent"), db_type="lmdb")
+    op = core.CreateOperator(
+        "ImageInput",
+        [],
+        ["data", "label"],
+        batch_size=1,
+        scale=32,
+        crop=32,
+        db=str(tmp_path / "absent"),
+        db_type="lmdb",
+    )
     with pytest.raises(RuntimeError, match="absent"):
         workspace.RunOperatorOnce(op)
 
 
-@pytest.mark.parametrize("args,match", [
-    (dict(scale=32), "crop must be > 0"),
-    (dict(scale=16, crop=32), "must be >= crop"),
-    (dict(scale=32, minsize=32, crop=32), "exactly one of scale and minsize"),
-    (dict(crop=32), "exactly one of scale and minsize"),
-    (dict(random_scale=[40, 32], crop=32), "max >= min"),
-    (dict(scale=32, crop=32, output_type="int8"), "output_type"),
-    (dict(scale=32, crop=32, mean_per_channel=[1.0, 2.0]), "1 or 3 values"),
-    (dict(scale=32, crop=32, mean_per_channel=[1.0, 2.0, 3.0], std_per_channel=[1.0]),
-     "same length"),
-    (dict(scale=32, crop=32, label_type=1), "num_labels"),
-    (dict(scale=32, crop=32, label_type=1, num_labels=3, use_caffe_datum=1), "label_type 0 or 4"),
-    (dict(scale=32, crop=32, batch_size=0), "batch_size must be > 0"),
-])
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (dict(scale=32), "crop must be > 0"),
+        (dict(scale=16, crop=32), "must be >= crop"),
+        (dict(scale=32, minsize=32, crop=32), "exactly one of scale and minsize"),
+        (dict(crop=32), "exactly one of scale and minsize"),
+        (dict(random_scale=[40, 32], crop=32), "max >= min"),
+        (dict(scale=32, crop=32, output_type="int8"), "output_type"),
+        (dict(scale=32, crop=32, mean_per_channel=[1.0, 2.0]), "1 or 3 values"),
+        (
+            dict(scale=32, crop=32, mean_per_channel=[1.0, 2.0, 3.0], std_per_channel=[1.0]),
+            "same length",
+        ),
+        (dict(scale=32, crop=32, label_type=1), "num_labels"),
+        (
+            dict(scale=32, crop=32, label_type=1, num_labels=3, use_caffe_datum=1),
+            "label_type 0 or 4",
+        ),
+        (dict(scale=32, crop=32, batch_size=0), "batch_size must be > 0"),
+    ],
+)
 def test_bad_arguments(args, match):
     kwargs = dict(batch_size=1)
     kwargs.update(args)
     workspace.FeedBlob("reader", np.zeros(1, np.float32))
     with pytest.raises(RuntimeError, match=match):
-        workspace.RunOperatorOnce(core.CreateOperator("ImageInput", ["reader"], ["d", "l"],
-                                                      **kwargs))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("ImageInput", ["reader"], ["d", "l"], **kwargs)
+        )
 
 
 # The CUDA op (with and without the GPU transform) is checked in test_image_input.py.
@@ -130,8 +201,15 @@ def test_shape_inference_matches_the_outputs(tmp_path):
     images = [random_image(rng, 34, 34) for _ in range(2)]
     protos = [[int32_proto([i]), float_proto([i, i])] for i in range(2)]
     path = write_db(tmp_path, label_records(images, protos))
-    args = dict(scale=32, crop=30, is_test=1, label_type=1, num_labels=3, output_sizes=[2],
-                output_type="float16")
+    args = dict(
+        scale=32,
+        crop=30,
+        is_test=1,
+        label_type=1,
+        num_labels=3,
+        output_sizes=[2],
+        output_type="float16",
+    )
     outs = run_image_input(path, 2, outputs=("data", "label", "extra"), **args)
     net = core.Net("infer")
     net.ImageInput(["reader"], ["data", "label", "extra"], batch_size=2, **args)

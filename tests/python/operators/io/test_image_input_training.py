@@ -45,14 +45,20 @@ def test_training_crop_is_a_window_of_the_resized_image(tmp_path):
     assert len(offsets) > 1
 
 
-@pytest.mark.parametrize("args", [
-    dict(color_jitter=1),
-    dict(color_jitter=1, img_saturation=0.8, img_brightness=0.1, img_contrast=0.6),
-    dict(color_lighting=1, color_lighting_std=0.5),
-    dict(scale_jitter_type=1),
-    dict(random_scale=[32, 64]),
-    dict(mirror=1, color_jitter=1, color_lighting=1, scale_jitter_type=1, random_scale=[34, 48]),
-], ids=lambda a: ",".join(sorted(a)))
+@pytest.mark.parametrize(
+    "args",
+    [
+        dict(color_jitter=1),
+        dict(color_jitter=1, img_saturation=0.8, img_brightness=0.1, img_contrast=0.6),
+        dict(color_lighting=1, color_lighting_std=0.5),
+        dict(scale_jitter_type=1),
+        dict(random_scale=[32, 64]),
+        dict(
+            mirror=1, color_jitter=1, color_lighting=1, scale_jitter_type=1, random_scale=[34, 48]
+        ),
+    ],
+    ids=lambda a: ",".join(sorted(a)),
+)
 def test_training_augmentations_shapes_and_ranges(tmp_path, args):
     rng = np.random.RandomState(12)
     images = [random_image(rng, h, w) for h, w in SIZES]
@@ -65,19 +71,24 @@ def test_training_augmentations_shapes_and_ranges(tmp_path, args):
     assert data.shape == (len(images), 32, 32, 3) and data.dtype == np.float32
     assert np.isfinite(data).all()
     jitter = args.get("color_jitter")
-    bound = (255 * 1.8 ** 3 / 128) if jitter else (255 / 128 + 0.05)
+    bound = (255 * 1.8**3 / 128) if jitter else (255 / 128 + 0.05)
     assert data.min() >= -bound and data.max() <= bound
     np.testing.assert_array_equal(label, np.arange(len(images)))
-    test_data, _ = run_image_input(path, len(images), is_test=1, **dict(kwargs, **{
-        k: v for k, v in [("scale", 34)] if "random_scale" not in args}))
+    test_data, _ = run_image_input(
+        path,
+        len(images),
+        is_test=1,
+        **dict(kwargs, **{k: v for k, v in [("scale", 34)] if "random_scale" not in args})
+    )
     assert not np.allclose(data, test_data)
 
 
 def test_colour_jitter_keeps_grey_pixels_grey_under_saturation(tmp_path):
     grey = np.full((32, 32, 3), 90, np.uint8)
     path = write_db(tmp_path, png_records([grey] * 4))
-    data, _ = run_image_input(path, 4, scale=32, crop=32, color_jitter=1, img_brightness=0.0,
-                              img_contrast=0.0, seed=2)
+    data, _ = run_image_input(
+        path, 4, scale=32, crop=32, color_jitter=1, img_brightness=0.0, img_contrast=0.0, seed=2
+    )
     np.testing.assert_allclose(data, 90.0, atol=1e-3)
 
 
@@ -103,8 +114,12 @@ def test_a_skipped_reader_augments_each_record_as_the_uninterrupted_run(tmp_path
     args = dict(scale=36, crop=30, mirror=1, color_jitter=1, color_lighting=1, scale_jitter_type=1)
     straight = run_image_input(path, 4, seed=9, runs=4, **args)
     workspace.ResetWorkspace()
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb"))
-    workspace.RunOperatorOnce(core.CreateOperator("DBReaderSkip", ["reader"], [], num_records=2 * 4))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], ["reader"], db=path, db_type="lmdb")
+    )
+    workspace.RunOperatorOnce(
+        core.CreateOperator("DBReaderSkip", ["reader"], [], num_records=2 * 4)
+    )
     op = core.CreateOperator("ImageInput", ["reader"], ["data", "label"], batch_size=4, **args)
     op.device_option.random_seed = 9
     net = core.Net("resumed")

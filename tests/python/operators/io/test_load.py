@@ -20,13 +20,17 @@ def fresh_workspace():
 def save(path, **blobs):
     for name, value in blobs.items():
         workspace.FeedBlob(name, value)
-    workspace.RunOperatorOnce(core.CreateOperator("Save", list(blobs), [], db=path, db_type="minidb",
-                                                  absolute_path=1))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Save", list(blobs), [], db=path, db_type="minidb", absolute_path=1)
+    )
 
 
 def load(path, outputs, **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator("Load", [], outputs, db=path, db_type="minidb",
-                                                  absolute_path=1, **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(
+            "Load", [], outputs, db=path, db_type="minidb", absolute_path=1, **kwargs
+        )
+    )
 
 
 def test_truncated_minidb_names_the_file(tmp_path):
@@ -86,7 +90,8 @@ def test_bit_flips_and_cuts_of_a_saved_file_are_errors(tmp_path):
         except RuntimeError as e:
             assert path in str(e)
             continue
-        # Only a flip that leaves every value intact (e.g. in a BlobProto field nobody reads) may load.
+        # Only a flip that leaves every value intact (e.g. in a BlobProto field nobody reads) may
+        # load.
         np.testing.assert_array_equal(workspace.FetchBlob("w"), np.full(4, 2.0, np.float32))
         assert list(workspace.FetchBlob("s")) == [b"hello"]
     for cut in [0, len(data) // 2, len(data) - 1]:
@@ -103,17 +108,24 @@ def test_bit_flips_and_cuts_of_a_saved_file_are_errors(tmp_path):
 
 @pytest.mark.parametrize("db_type", ["lmdb", "leveldb"])
 def test_changed_value_in_a_keyed_store_checkpoint_is_an_error(tmp_path, db_type):
-    # lmdb and leveldb checkpoints carry a seal (core/db/integrity.h): a changed value does not load.
+    # lmdb and leveldb checkpoints carry a seal (core/db/integrity.h): a changed value does not
+    # load.
     path = str(tmp_path / "ckpt")
-    marker = np.random.RandomState(1).rand(16).astype(np.float32)  # incompressible (leveldb compresses)
+    marker = (
+        np.random.RandomState(1).rand(16).astype(np.float32)
+    )  # incompressible (leveldb compresses)
     for name, value in {"w": marker, "s": np.array([b"hello"], dtype=object)}.items():
         workspace.FeedBlob(name, value)
-    workspace.RunOperatorOnce(core.CreateOperator("Save", ["w", "s"], [], db=path, db_type=db_type,
-                                                  absolute_path=1))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Save", ["w", "s"], [], db=path, db_type=db_type, absolute_path=1)
+    )
 
     def load_keyed():
-        workspace.RunOperatorOnce(core.CreateOperator("Load", [], [], db=path, db_type=db_type,
-                                                      absolute_path=1, load_all=1))
+        workspace.RunOperatorOnce(
+            core.CreateOperator(
+                "Load", [], [], db=path, db_type=db_type, absolute_path=1, load_all=1
+            )
+        )
 
     workspace.ResetWorkspace()
     load_keyed()

@@ -16,7 +16,8 @@ def fresh_workspace():
 
 def test_unknown_db_type(tmp_path):
     workspace.FeedBlob("x", np.zeros(1, np.float32))
-    op = core.CreateOperator("Save", ["x"], [], db=str(tmp_path / "x"), db_type="no_such_db",
-                             absolute_path=1)
+    op = core.CreateOperator(
+        "Save", ["x"], [], db=str(tmp_path / "x"), db_type="no_such_db", absolute_path=1
+    )
     with pytest.raises(RuntimeError, match="no_such_db"):
         workspace.RunOperatorOnce(op)

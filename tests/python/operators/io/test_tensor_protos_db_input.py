@@ -1,14 +1,17 @@
 """TensorProtosDBInput, the prefetch base and DBReader sharding / resume, on real LMDB files."""
-import os
-
 import numpy as np
 import pytest
 
 from caffe2.proto import caffe2_pb2
 from caffe2.python import caffe2_pybind11_state as C
 from caffe2.python import core, workspace
-from caffe2.python.tools.db_writer import (DBWriter, bytes_proto, float_proto, int32_proto,
-                                           tensor_protos_record)
+from caffe2.python.tools.db_writer import (
+    DBWriter,
+    bytes_proto,
+    float_proto,
+    int32_proto,
+    tensor_protos_record,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -27,12 +30,14 @@ def string_proto_raw(value):
 
 
 def record(i):
-    """Record i: uint8 (2, 3) filled with i, float (4,) = i + [0..3], INT32 label i (no dims), string."""
+    """Record i: uint8 (2, 3) filled with i, float (4,) = i + [0..3], INT32 label i (no dims),
+    string."""
     return tensor_protos_record(
         bytes_proto(np.full((2, 3), i, np.uint8)),
         float_proto(i + np.arange(4, dtype=np.float32), dims=[4]),
         int32_proto(i),
-        string_proto_raw(b"item%d" % i))
+        string_proto_raw(b"item%d" % i),
+    )
 
 
 def make_db(tmp_path, n, make=record, name="db", db_type="lmdb"):
@@ -44,13 +49,15 @@ def make_db(tmp_path, n, make=record, name="db", db_type="lmdb"):
 
 
 def create_reader(path, name="reader", **kwargs):
-    workspace.RunOperatorOnce(core.CreateOperator("CreateDB", [], [name], db=path, db_type="lmdb",
-                                                  **kwargs))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CreateDB", [], [name], db=path, db_type="lmdb", **kwargs)
+    )
 
 
 def read_op(reader="reader", batch_size=1, outputs=("data", "floats", "label", "names"), **kwargs):
-    return core.CreateOperator("TensorProtosDBInput", [reader], list(outputs),
-                               batch_size=batch_size, **kwargs)
+    return core.CreateOperator(
+        "TensorProtosDBInput", [reader], list(outputs), batch_size=batch_size, **kwargs
+    )
 
 
 def run_batches(op, count, blob="label"):
@@ -79,7 +86,9 @@ def test_batches_stack_every_proto_with_its_type(tmp_path, no_prefetch):
         ids = [(start + k) % 10 for k in range(4)]
         data = workspace.FetchBlob("data")
         assert data.dtype == np.uint8 and data.shape == (4, 2, 3)
-        np.testing.assert_array_equal(data, np.array(ids, np.uint8)[:, None, None] * np.ones((2, 3)))
+        np.testing.assert_array_equal(
+            data, np.array(ids, np.uint8)[:, None, None] * np.ones((2, 3))
+        )
         floats = workspace.FetchBlob("floats")
         assert floats.dtype == np.float32 and floats.shape == (4, 4)
         np.testing.assert_array_equal(floats, np.array(ids)[:, None] + np.arange(4))
@@ -111,8 +120,12 @@ def test_sharded_readers_are_disjoint_and_wrap_around(tmp_path):
 
 def test_one_reader_shared_by_two_ops_gives_disjoint_records(tmp_path):
     create_reader(make_db(tmp_path, 8))
-    workspace.RunNet(create_net(read_op(batch_size=2, outputs=("a", "af", "al", "an")),
-                                read_op(batch_size=2, outputs=("b", "bf", "bl", "bn"))))
+    workspace.RunNet(
+        create_net(
+            read_op(batch_size=2, outputs=("a", "af", "al", "an")),
+            read_op(batch_size=2, outputs=("b", "bf", "bl", "bn")),
+        )
+    )
     seen = list(workspace.FetchBlob("al")) + list(workspace.FetchBlob("bl"))
     assert len(set(seen)) == 4  # both ops prefetch, so the four records are any disjoint ones
 
@@ -135,6 +148,7 @@ def test_reader_position_serializes_and_resumes(tmp_path):
 def corrupt_at(bad):
     def make(i):
         return b"\xff\xff not a proto" if i == bad else record(i)
+
     return make
 
 
@@ -162,6 +176,7 @@ def test_wrong_number_of_protos(tmp_path):
 def test_records_that_disagree_on_dims(tmp_path):
     def make(i):
         return tensor_protos_record(bytes_proto(np.zeros((i + 1, 2), np.uint8)), int32_proto(i))
+
     create_reader(make_db(tmp_path, 2, make=make))
     with pytest.raises(RuntimeError, match=r"'00000001'.*proto 0 is .*\(2, 2\).*first record"):
         workspace.RunOperatorOnce(read_op(batch_size=2, outputs=("a", "b")))
@@ -184,8 +199,9 @@ def test_prefetch_op_shuts_down_cleanly_mid_stream(tmp_path):
 def test_replacing_the_reader_while_the_net_lives_is_safe(tmp_path):
     # Rerunning an init net replaces the reader blob under a prefetching op: the background thread
     # never touches the input blob, so the next runs read the new reader.
-    old, new = make_db(tmp_path, 20, name="old"), make_db(tmp_path, 20, make=lambda i: record(100 + i),
-                                                            name="new")
+    old, new = make_db(tmp_path, 20, name="old"), make_db(
+        tmp_path, 20, make=lambda i: record(100 + i), name="new"
+    )
     create_reader(old)
     name = create_net(read_op(batch_size=4))
     workspace.RunNet(name)

@@ -43,7 +43,8 @@ def run_on_gpu(op, inputs):
     workspace.ResetWorkspace()
     for name, value in zip(op.input, inputs):
         workspace.FeedBlob(name, value, gpu())
-    op = core.CreateOperator(op.type, list(op.input), list(op.output), device_option=gpu(),
-                             arg=list(op.arg))
+    op = core.CreateOperator(
+        op.type, list(op.input), list(op.output), device_option=gpu(), arg=list(op.arg)
+    )
     workspace.RunOperatorOnce(op)
     return [workspace.FetchBlob(name) for name in op.output]

@@ -25,8 +25,13 @@ def accuracy_ref(P, L, top_k):
 
 
 class TestAccuracy(hu.HypothesisTestCase):
-    @given(n=st.integers(1, 8), d=st.integers(1, 6), seed=st.integers(0, 1000), top_k=st.integers(1, 3),
-           ties=st.booleans())
+    @given(
+        n=st.integers(1, 8),
+        d=st.integers(1, 6),
+        seed=st.integers(0, 1000),
+        top_k=st.integers(1, 3),
+        ties=st.booleans(),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference(self, n, d, seed, top_k, ties):
         top_k = min(top_k, d)
@@ -39,23 +44,47 @@ class TestAccuracy(hu.HypothesisTestCase):
     def test_ties_favour_lower_index(self):
         P = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.2, 0.2, 0.2]], np.float32)
         op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"])
-        # row 0: label 0 wins the tie; row 1: label 1 loses it; row 2: label 0 wins the three-way tie
-        self.assertReferenceChecks(CPU, op, [P, np.array([0, 1, 0], np.int32)],
-                                   lambda P, L: [np.array(2.0 / 3, np.float32)])
+        # row 0: label 0 wins the tie; row 1: label 1 loses it; row 2: label 0 wins the three-way
+        # tie
+        self.assertReferenceChecks(
+            CPU,
+            op,
+            [P, np.array([0, 1, 0], np.int32)],
+            lambda P, L: [np.array(2.0 / 3, np.float32)],
+        )
         op2 = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=2)
-        self.assertReferenceChecks(CPU, op2, [P, np.array([1, 1, 2], np.int32)],
-                                   lambda P, L: [np.array(2.0 / 3, np.float32)])
+        self.assertReferenceChecks(
+            CPU,
+            op2,
+            [P, np.array([1, 1, 2], np.int32)],
+            lambda P, L: [np.array(2.0 / 3, np.float32)],
+        )
 
     def test_errors(self):
         op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"])
         P = np.zeros((2, 3), np.float32)
-        self.assertRunOpRaises(CPU, op, [P, np.array([0, 3], np.int32)], exception=RuntimeError,
-                               regexp=r"^\[Accuracy\] label 3 in row 1 is out of range \[0, 3\)")
-        self.assertRunOpRaises(CPU, op, [P, np.array([0], np.int32)], exception=RuntimeError,
-                               regexp=r"label must be int32 \(2\), got int \(1,\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [P, np.array([0, 3], np.int32)],
+            exception=RuntimeError,
+            regexp=r"^\[Accuracy\] label 3 in row 1 is out of range \[0, 3\)",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [P, np.array([0], np.int32)],
+            exception=RuntimeError,
+            regexp=r"label must be int32 \(2\), got int \(1,\)",
+        )
         op4 = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=4)
-        self.assertRunOpRaises(CPU, op4, [P, np.array([0, 1], np.int32)], exception=RuntimeError,
-                               regexp="top_k 4 exceeds the number of classes 3")
+        self.assertRunOpRaises(
+            CPU,
+            op4,
+            [P, np.array([0, 1], np.int32)],
+            exception=RuntimeError,
+            regexp="top_k 4 exceeds the number of classes 3",
+        )
 
     def test_no_gradient(self):
         op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"])
@@ -69,7 +98,7 @@ class TestAccuracy(hu.HypothesisTestCase):
 def test_accuracy_top_k(top_k, n, d):
     r = rng(15)
     op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=top_k)
-    acc, = check_cpu_gpu(op, [logits(r, n, d), labels(r, n, d)], rtol=0, atol=0)
+    (acc,) = check_cpu_gpu(op, [logits(r, n, d), labels(r, n, d)], rtol=0, atol=0)
     assert acc.shape == ()
 
 
@@ -85,7 +114,11 @@ def test_accuracy_ties_favour_the_lower_class(top_k):
 @needs_gpu
 def test_accuracy_of_no_rows_and_labels_on_the_host():
     op = core.CreateOperator("Accuracy", ["P", "L"], ["acc"], top_k=2)
-    acc, = check_cpu_gpu(op, [np.zeros((0, 3), np.float32), np.zeros(0, np.int32)], rtol=0, atol=0)
+    (acc,) = check_cpu_gpu(
+        op, [np.zeros((0, 3), np.float32), np.zeros(0, np.int32)], rtol=0, atol=0
+    )
     assert acc == 0
     r = rng(17)
-    check_cpu_gpu(op, [logits(r, 9, 4), labels(r, 9, 4)], rtol=0, atol=0, input_device_options={"L": CPU})
+    check_cpu_gpu(
+        op, [logits(r, 9, 4), labels(r, 9, 4)], rtol=0, atol=0, input_device_options={"L": CPU}
+    )

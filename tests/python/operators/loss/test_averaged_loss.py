@@ -29,12 +29,15 @@ class TestLosses(hu.HypothesisTestCase):
 def test_averaged_loss(shape):
     r = rng(14)
     x = np.asarray(r.randn(*shape), np.float32)
-    loss, = check_with_gradient(core.CreateOperator("AveragedLoss", ["X"], ["loss"]), [x])
+    (loss,) = check_with_gradient(core.CreateOperator("AveragedLoss", ["X"], ["loss"]), [x])
     assert loss.shape == ()
 
 
 @needs_gpu
 def test_averaged_loss_gradient_with_dloss_on_the_host():
     op = core.CreateOperator("AveragedLossGradient", ["X", "dLoss"], ["dX"])
-    check_cpu_gpu(op, [np.zeros((3, 4), np.float32), np.array(6.0, np.float32)],
-                  input_device_options={"dLoss": CPU})
+    check_cpu_gpu(
+        op,
+        [np.zeros((3, 4), np.float32), np.array(6.0, np.float32)],
+        input_device_options={"dLoss": CPU},
+    )

@@ -30,9 +30,13 @@ class TestCrossEntropy(hu.HypothesisTestCase):
 
     def test_errors(self):
         op = core.CreateOperator("CrossEntropy", ["X", "T"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)],
-                               exception=RuntimeError,
-                               regexp=r"^\[CrossEntropy\] label must be float and shaped like X \(2, 3\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[CrossEntropy\] label must be float and shaped like X \(2, 3\)",
+        )
 
 
 @needs_gpu

@@ -36,8 +36,13 @@ def loss_ref(X, T, W=None, scale=1.0, label_prob=False):
 
 
 class TestSoftmaxWithLoss(hu.HypothesisTestCase):
-    @given(n=st.integers(1, 5), d=st.integers(2, 6), seed=st.integers(0, 1000),
-           weighted=st.booleans(), scale=st.sampled_from([1.0, 0.5, 2.0]))
+    @given(
+        n=st.integers(1, 5),
+        d=st.integers(2, 6),
+        seed=st.integers(0, 1000),
+        weighted=st.booleans(),
+        scale=st.sampled_from([1.0, 0.5, 2.0]),
+    )
     @settings(deadline=None, max_examples=10)
     def test_hard_labels(self, n, d, seed, weighted, scale):
         rng = np.random.RandomState(seed)
@@ -52,7 +57,9 @@ class TestSoftmaxWithLoss(hu.HypothesisTestCase):
         self.assertReferenceChecks(CPU, op, inputs, lambda *a: loss_ref(*a, scale=scale))
         self.assertGradientChecks(CPU, op, inputs, 0, [1])
 
-    @given(n=st.integers(1, 4), d=st.integers(2, 5), seed=st.integers(0, 1000), weighted=st.booleans())
+    @given(
+        n=st.integers(1, 4), d=st.integers(2, 5), seed=st.integers(0, 1000), weighted=st.booleans()
+    )
     @settings(deadline=None, max_examples=8)
     def test_label_prob(self, n, d, seed, weighted):
         rng = np.random.RandomState(seed)
@@ -92,29 +99,62 @@ class TestSoftmaxWithLoss(hu.HypothesisTestCase):
 
     def test_label_out_of_range_names_value_and_row(self):
         op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
-        self.assertRunOpRaises(CPU, op, [np.zeros((3, 4), np.float32), np.array([0, 4, 1], np.int32)],
-                               exception=RuntimeError,
-                               regexp=r"^\[SoftmaxWithLoss\] label 4 in row 1 is out of range \[0, 4\)")
-        self.assertRunOpRaises(CPU, op, [np.zeros((3, 4), np.float32), np.array([0, 1, -1], np.int32)],
-                               exception=RuntimeError, regexp=r"label -1 in row 2 is out of range")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((3, 4), np.float32), np.array([0, 4, 1], np.int32)],
+            exception=RuntimeError,
+            regexp=r"^\[SoftmaxWithLoss\] label 4 in row 1 is out of range \[0, 4\)",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((3, 4), np.float32), np.array([0, 1, -1], np.int32)],
+            exception=RuntimeError,
+            regexp=r"label -1 in row 2 is out of range",
+        )
 
     def test_bad_inputs(self):
         op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
-        self.assertRunOpRaises(CPU, op, [np.zeros((3, 4), np.float32), np.zeros(3, np.int64)],
-                               exception=RuntimeError, regexp="labels must be int32")
-        self.assertRunOpRaises(CPU, op, [np.zeros((3, 4), np.float32), np.zeros(2, np.int32)],
-                               exception=RuntimeError, regexp=r"labels \(2,\) must hold one label per row")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((3, 4), np.float32), np.zeros(3, np.int64)],
+            exception=RuntimeError,
+            regexp="labels must be int32",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((3, 4), np.float32), np.zeros(2, np.int32)],
+            exception=RuntimeError,
+            regexp=r"labels \(2,\) must hold one label per row",
+        )
         opw = core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"])
-        self.assertRunOpRaises(CPU, opw, [np.zeros((3, 4), np.float32), np.zeros(3, np.int32),
-                                          np.ones(2, np.float32)],
-                               exception=RuntimeError, regexp=r"weights \(2,\) must hold one float per row")
+        self.assertRunOpRaises(
+            CPU,
+            opw,
+            [np.zeros((3, 4), np.float32), np.zeros(3, np.int32), np.ones(2, np.float32)],
+            exception=RuntimeError,
+            regexp=r"weights \(2,\) must hold one float per row",
+        )
         opp = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], label_prob=1)
         T = np.full((2, 4), 0.2, np.float32)
-        self.assertRunOpRaises(CPU, opp, [np.zeros((2, 4), np.float32), T], exception=RuntimeError,
-                               regexp=r"label_prob row 0 sums to 0.8\d* instead of 1")
+        self.assertRunOpRaises(
+            CPU,
+            opp,
+            [np.zeros((2, 4), np.float32), T],
+            exception=RuntimeError,
+            regexp=r"label_prob row 0 sums to 0.8\d* instead of 1",
+        )
         opo = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], order="NHWC")
-        self.assertRunOpRaises(CPU, opo, [np.zeros((3, 4), np.float32), np.zeros(3, np.int32)],
-                               exception=RuntimeError, regexp="only order NCHW is supported, got NHWC")
+        self.assertRunOpRaises(
+            CPU,
+            opo,
+            [np.zeros((3, 4), np.float32), np.zeros(3, np.int32)],
+            exception=RuntimeError,
+            regexp="only order NCHW is supported, got NHWC",
+        )
 
     def test_loss_is_a_scalar(self):
         workspace.FeedBlob("X", np.random.randn(2, 3).astype(np.float32))
@@ -155,8 +195,9 @@ def test_softmax_with_loss_weights_and_scale(label_prob):
     r = rng(3)
     t = probs(r, 9, 6) if label_prob else labels(r, 9, 6)
     w = r.uniform(0, 2, 9).astype(np.float32)
-    op = core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"], scale=0.25,
-                             label_prob=label_prob)
+    op = core.CreateOperator(
+        "SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"], scale=0.25, label_prob=label_prob
+    )
     check_with_gradient(op, [logits(r, 9, 6), t, w])
 
 
@@ -173,7 +214,7 @@ def test_softmax_with_loss_weights_summing_to_zero_give_zero():
 @pytest.mark.parametrize("shape,axis", [((2, 3, 5), 2), ((2, 3, 5), -1), ((4, 3, 2), 1)])
 def test_softmax_with_loss_axis(shape, axis):
     r = rng(5)
-    n = int(np.prod(shape[:axis if axis >= 0 else axis + len(shape)]))
+    n = int(np.prod(shape[: axis if axis >= 0 else axis + len(shape)]))
     d = int(np.prod(shape)) // n
     op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], axis=axis)
     check_with_gradient(op, [logits(r, *shape), labels(r, n, d)])
@@ -192,11 +233,19 @@ def test_softmax_with_loss_gradient_op_with_inputs_on_the_host():
     r = rng(6)
     x = logits(r, 5, 4)
     p = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
-    inputs = [x, labels(r, 5, 4), r.rand(5).astype(np.float32), p.astype(np.float32),
-              np.array(1.5, np.float32)]
-    op = core.CreateOperator("SoftmaxWithLossGradient", ["X", "T", "W", "P", "dLoss"], ["dX"], scale=2.0)
-    check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-6,
-                  input_device_options={"T": CPU, "W": CPU, "dLoss": CPU})
+    inputs = [
+        x,
+        labels(r, 5, 4),
+        r.rand(5).astype(np.float32),
+        p.astype(np.float32),
+        np.array(1.5, np.float32),
+    ]
+    op = core.CreateOperator(
+        "SoftmaxWithLossGradient", ["X", "T", "W", "P", "dLoss"], ["dX"], scale=2.0
+    )
+    check_cpu_gpu(
+        op, inputs, rtol=1e-5, atol=1e-6, input_device_options={"T": CPU, "W": CPU, "dLoss": CPU}
+    )
 
 
 @needs_gpu
@@ -207,16 +256,20 @@ def test_bad_labels_on_the_gpu_make_the_softmax_loss_nan():
     op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"])
     p, loss = run_on_gpu(op, [x, t])
     assert np.isnan(loss)
-    np.testing.assert_allclose(p, np.exp(x) / np.exp(x).sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        p, np.exp(x) / np.exp(x).sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-6
+    )
     w = np.zeros(4, np.float32)  # NaN even though the weights sum to 0
-    _, loss = run_on_gpu(core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"]), [x, t, w])
+    _, loss = run_on_gpu(
+        core.CreateOperator("SoftmaxWithLoss", ["X", "T", "W"], ["P", "loss"]), [x, t, w]
+    )
     assert np.isnan(loss)
     grad = core.CreateOperator("SoftmaxWithLossGradient", ["X", "T", "P", "dL"], ["dX"])
-    dx, = run_on_gpu(grad, [x, t, p, np.array(1.0, np.float32)])
+    (dx,) = run_on_gpu(grad, [x, t, p, np.array(1.0, np.float32)])
     assert np.isnan(dx[1]).all() and np.isfinite(np.delete(dx, 1, axis=0)).all()
     good = t.copy()
     good[1] = 0
-    expected, = run_on_gpu(grad, [x, good, p, np.array(1.0, np.float32)])
+    (expected,) = run_on_gpu(grad, [x, good, p, np.array(1.0, np.float32)])
     np.testing.assert_allclose(np.delete(dx, 1, axis=0), np.delete(expected, 1, axis=0), rtol=1e-6)
 
 
@@ -229,6 +282,8 @@ def test_label_prob_rows_not_summing_to_one_on_the_gpu_make_the_loss_nan():
     op = core.CreateOperator("SoftmaxWithLoss", ["X", "T"], ["P", "loss"], label_prob=1)
     p, loss = run_on_gpu(op, [logits(r, 3, 4), t])
     assert np.isnan(loss)
-    grad = core.CreateOperator("SoftmaxWithLossGradient", ["X", "T", "P", "dL"], ["dX"], label_prob=1)
-    dx, = run_on_gpu(grad, [logits(r, 3, 4), t, p, np.array(1.0, np.float32)])
+    grad = core.CreateOperator(
+        "SoftmaxWithLossGradient", ["X", "T", "P", "dL"], ["dX"], label_prob=1
+    )
+    (dx,) = run_on_gpu(grad, [logits(r, 3, 4), t, p, np.array(1.0, np.float32)])
     assert np.isnan(dx[2]).all() and np.isfinite(dx[:2]).all()

@@ -24,15 +24,24 @@ def spatial_ref(X, T, W=None, scale=1.0):
     w = np.where(T == -1, 0.0, w)
     n, _, h, wd = X.shape
     idx = np.maximum(T, 0)
-    p = P[np.arange(n)[:, None, None], idx, np.arange(h)[None, :, None], np.arange(wd)[None, None, :]]
+    p = P[
+        np.arange(n)[:, None, None], idx, np.arange(h)[None, :, None], np.arange(wd)[None, None, :]
+    ]
     total = w.sum()
     loss = scale * (-(w * np.log(np.maximum(p, 1e-20))).sum()) / total if total > 0 else 0.0
     return [P.astype(np.float32), np.array(loss, np.float32)]
 
 
 class TestSpatialSoftmaxWithLoss(hu.HypothesisTestCase):
-    @given(n=st.integers(1, 3), d=st.integers(2, 4), h=st.integers(1, 3), w=st.integers(1, 3),
-           seed=st.integers(0, 1000), weighted=st.booleans(), scale=st.sampled_from([1.0, 0.5]))
+    @given(
+        n=st.integers(1, 3),
+        d=st.integers(2, 4),
+        h=st.integers(1, 3),
+        w=st.integers(1, 3),
+        seed=st.integers(0, 1000),
+        weighted=st.booleans(),
+        scale=st.sampled_from([1.0, 0.5]),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, n, d, h, w, seed, weighted, scale):
         rng = np.random.RandomState(seed)
@@ -64,12 +73,27 @@ class TestSpatialSoftmaxWithLoss(hu.HypothesisTestCase):
         X = np.zeros((1, 3, 2, 2), np.float32)
         T = np.zeros((1, 2, 2), np.int32)
         T[0, 1, 0] = 3
-        self.assertRunOpRaises(CPU, op, [X, T], exception=RuntimeError,
-                               regexp=r"^\[SpatialSoftmaxWithLoss\] label 3 at position 2 is out of range \[0, 3\)")
-        self.assertRunOpRaises(CPU, op, [X, np.zeros((1, 2, 3), np.int32)], exception=RuntimeError,
-                               regexp=r"labels must be int32 \(1, 2, 2\) for logits \(1, 3, 2, 2\)")
-        self.assertRunOpRaises(CPU, op, [np.zeros((3, 2), np.float32), np.zeros(3, np.int32)],
-                               exception=RuntimeError, regexp="logits must be a 4-d")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X, T],
+            exception=RuntimeError,
+            regexp=r"^\[SpatialSoftmaxWithLoss\] label 3 at position 2 is out of range \[0, 3\)",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X, np.zeros((1, 2, 3), np.int32)],
+            exception=RuntimeError,
+            regexp=r"labels must be int32 \(1, 2, 2\) for logits \(1, 3, 2, 2\)",
+        )
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((3, 2), np.float32), np.zeros(3, np.int32)],
+            exception=RuntimeError,
+            regexp="logits must be a 4-d",
+        )
 
 
 @needs_gpu
@@ -102,4 +126,6 @@ def test_spatial_softmax_with_loss_all_ignored_is_zero():
 def test_spatial_softmax_with_loss_labels_on_the_host():
     r = rng(10)
     op = core.CreateOperator("SpatialSoftmaxWithLoss", ["X", "T"], ["P", "loss"])
-    check_cpu_gpu(op, [logits(r, 2, 3, 4, 4), spatial_labels(r, 2, 3, 4, 4)], input_device_options={"T": CPU})
+    check_cpu_gpu(
+        op, [logits(r, 2, 3, 4, 4), spatial_labels(r, 2, 3, 4, 4)], input_device_options={"T": CPU}
+    )

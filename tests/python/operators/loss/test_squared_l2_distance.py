@@ -30,8 +30,13 @@ class TestLosses(hu.HypothesisTestCase):
 
     def test_shape_mismatch(self):
         op = core.CreateOperator("SquaredL2Distance", ["X", "Y"], ["Z"])
-        self.assertRunOpRaises(CPU, op, [np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)],
-                               exception=RuntimeError, regexp="must have the same shape")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)],
+            exception=RuntimeError,
+            regexp="must have the same shape",
+        )
 
 
 @needs_gpu
@@ -45,5 +50,5 @@ def test_squared_l2_distance(shape):
 @needs_gpu
 def test_squared_l2_distance_of_empty_rows():
     op = core.CreateOperator("SquaredL2Distance", ["X", "Y"], ["Z"])
-    z, = check_cpu_gpu(op, [np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32)])
+    (z,) = check_cpu_gpu(op, [np.zeros((3, 0), np.float32), np.zeros((3, 0), np.float32)])
     assert z.shape == (3,) and not z.any()

@@ -26,10 +26,16 @@ def seeded(seed):
 
 
 class TestDropout(hu.HypothesisTestCase):
-    @given(X=hu.tensor(min_dim=1, max_dim=3), ratio=st.sampled_from([0.0, 0.3, 0.5]), in_place=st.booleans())
+    @given(
+        X=hu.tensor(min_dim=1, max_dim=3),
+        ratio=st.sampled_from([0.0, 0.3, 0.5]),
+        in_place=st.booleans(),
+    )
     @settings(deadline=None, max_examples=10)
     def test_test_mode_is_identity(self, X, ratio, in_place):
-        op = core.CreateOperator("Dropout", ["X"], ["X" if in_place else "Y"], ratio=ratio, is_test=1)
+        op = core.CreateOperator(
+            "Dropout", ["X"], ["X" if in_place else "Y"], ratio=ratio, is_test=1
+        )
         self.assertReferenceChecks(CPU, op, [X], lambda X: [X])
         if not in_place:
             self.assertGradientChecks(CPU, op, [X], 0, [0])
@@ -39,7 +45,9 @@ class TestDropout(hu.HypothesisTestCase):
 
     def test_training_mask_statistics_with_fixed_seed(self):
         X = np.random.RandomState(0).rand(200, 100).astype(np.float32) + 0.5
-        op = core.CreateOperator("Dropout", ["X"], ["Y", "mask"], ratio=0.3, is_test=0, device_option=seeded(7))
+        op = core.CreateOperator(
+            "Dropout", ["X"], ["Y", "mask"], ratio=0.3, is_test=0, device_option=seeded(7)
+        )
         workspace.FeedBlob("X", X)
         workspace.RunOperatorOnce(op)
         Y, mask = workspace.FetchBlob("Y"), workspace.FetchBlob("mask")
@@ -49,20 +57,25 @@ class TestDropout(hu.HypothesisTestCase):
         np.testing.assert_allclose(Y, np.where(mask, X / 0.7, 0), rtol=1e-6)
         workspace.RunOperatorOnce(op)
         np.testing.assert_array_equal(workspace.FetchBlob("mask"), mask)  # same seed, same mask
-        other = core.CreateOperator("Dropout", ["X"], ["Y", "mask2"], ratio=0.3, device_option=seeded(8))
+        other = core.CreateOperator(
+            "Dropout", ["X"], ["Y", "mask2"], ratio=0.3, device_option=seeded(8)
+        )
         workspace.RunOperatorOnce(other)
         self.assertFalse(np.array_equal(workspace.FetchBlob("mask2"), mask))
 
     def test_training_gradient_and_in_place(self):
         X = np.random.randn(4, 5).astype(np.float32)
-        op = core.CreateOperator("Dropout", ["X"], ["Y", "mask"], ratio=0.5, device_option=seeded(3))
+        op = core.CreateOperator(
+            "Dropout", ["X"], ["Y", "mask"], ratio=0.5, device_option=seeded(3)
+        )
         self.assertGradientChecks(seeded(3), op, [X], 0, [0])
         g, _ = core.GradientRegistry.GetGradientForOp(op, ["Y_grad", None])
         self.assertEqual(g[0].type, "DropoutGrad")
         self.assertEqual(list(g[0].input), ["Y_grad", "mask"])
         workspace.FeedBlob("X", X)
-        workspace.RunOperatorOnce(core.CreateOperator("Dropout", ["X"], ["X", "m"], ratio=0.5,
-                                                      device_option=seeded(3)))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("Dropout", ["X"], ["X", "m"], ratio=0.5, device_option=seeded(3))
+        )
         m = workspace.FetchBlob("m")
         np.testing.assert_allclose(workspace.FetchBlob("X"), np.where(m, 2 * X, 0), rtol=1e-6)
         dY = np.random.randn(4, 5).astype(np.float32)
@@ -77,19 +90,33 @@ class TestDropout(hu.HypothesisTestCase):
     def test_errors(self):
         X = np.zeros(3, np.float32)
         op = core.CreateOperator("Dropout", ["X"], ["Y"], is_test=0)
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError,
-                               regexp=r"^\[Dropout\] training \(is_test=0\) needs the mask output, got 1 output")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X],
+            exception=RuntimeError,
+            regexp=r"^\[Dropout\] training \(is_test=0\) needs the mask output, got 1 output",
+        )
         op = core.CreateOperator("Dropout", ["X"], ["Y", "m"], ratio=1.0)
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError, regexp=r"ratio must be in \[0, 1\), got 1")
+        self.assertRunOpRaises(
+            CPU, op, [X], exception=RuntimeError, regexp=r"ratio must be in \[0, 1\), got 1"
+        )
         gop = core.CreateOperator("DropoutGrad", ["dY", "m"], ["dX"])
-        self.assertRunOpRaises(CPU, gop, [X, np.zeros(2, bool)], exception=RuntimeError,
-                               regexp=r"^\[DropoutGrad\] mask must be bool and shaped like dY \(3,\)")
+        self.assertRunOpRaises(
+            CPU,
+            gop,
+            [X, np.zeros(2, bool)],
+            exception=RuntimeError,
+            regexp=r"^\[DropoutGrad\] mask must be bool and shaped like dY \(3,\)",
+        )
 
 
 def run_dropout(x, outputs=("Y", "mask"), **args):
     workspace.ResetWorkspace()
     workspace.FeedBlob("X", x, gpu())
-    workspace.RunOperatorOnce(core.CreateOperator("Dropout", ["X"], list(outputs), device_option=gpu(), **args))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Dropout", ["X"], list(outputs), device_option=gpu(), **args)
+    )
     return [workspace.FetchBlob(name) for name in outputs]
 
 
@@ -121,8 +148,9 @@ def test_dropout_seed_makes_the_mask_repeatable():
     for _ in range(2):
         workspace.ResetWorkspace()
         workspace.FeedBlob("X", x, gpu())
-        workspace.RunOperatorOnce(core.CreateOperator("Dropout", ["X"], ["Y", "mask"], ratio=0.5,
-                                                      device_option=option))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("Dropout", ["X"], ["Y", "mask"], ratio=0.5, device_option=option)
+        )
         masks.append(workspace.FetchBlob("mask"))
     np.testing.assert_array_equal(masks[0], masks[1])
 
@@ -132,8 +160,12 @@ def test_dropout_seed_makes_the_mask_repeatable():
 def test_dropout_test_mode_is_the_identity(in_place):
     x = np.random.RandomState(5).randn(8, 9).astype(np.float32)
     out = "X" if in_place else "Y"
-    check_cpu_gpu(core.CreateOperator("Dropout", ["X"], [out], ratio=0.5, is_test=1), [x], rtol=0, atol=0)
-    check_cpu_gpu(core.CreateOperator("DropoutGrad", ["X"], [out], ratio=0.5, is_test=1), [x], rtol=0, atol=0)
+    check_cpu_gpu(
+        core.CreateOperator("Dropout", ["X"], [out], ratio=0.5, is_test=1), [x], rtol=0, atol=0
+    )
+    check_cpu_gpu(
+        core.CreateOperator("DropoutGrad", ["X"], [out], ratio=0.5, is_test=1), [x], rtol=0, atol=0
+    )
 
 
 @needs_gpu

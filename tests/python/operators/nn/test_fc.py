@@ -43,7 +43,9 @@ class TestFC(hu.HypothesisTestCase):
         workspace.FeedBlob("X", np.zeros((2, 3), np.float32))
         workspace.FeedBlob("W", np.zeros((4, 5), np.float32))
         workspace.FeedBlob("b", np.zeros(4, np.float32))
-        with self.assertRaisesRegex(RuntimeError, r"^\[FC\] X \(2, 3\) has 3 features per row but W \(4, 5\)"):
+        with self.assertRaisesRegex(
+            RuntimeError, r"^\[FC\] X \(2, 3\) has 3 features per row but W \(4, 5\)"
+        ):
             workspace.RunOperatorOnce(core.CreateOperator("FC", ["X", "W", "b"], ["Y"]))
 
 
@@ -81,15 +83,20 @@ class TestFCTransposed(hu.HypothesisTestCase):
 
     def test_mismatch(self):
         op = core.CreateOperator("FCTransposed", ["X", "W", "b"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [np.zeros((2, 3), np.float32), np.zeros((4, 5), np.float32),
-                                         np.zeros(5, np.float32)], exception=RuntimeError,
-                               regexp=r"^\[FCTransposed\] X \(2, 3\) has 3 features per row but W \(4, 5\) expects 4")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((2, 3), np.float32), np.zeros((4, 5), np.float32), np.zeros(5, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[FCTransposed\] X \(2, 3\) has 3 features per row but W \(4, 5\) expects 4",
+        )
 
 
 @needs_gpu
 @pytest.mark.parametrize("op_type", ["FC", "FCTransposed"])
-@pytest.mark.parametrize("x_shape,axis", [((5, 7), 1), ((2, 3, 4, 2), 1), ((2, 3, 4), 2),
-                                          ((1, 1), 1)])
+@pytest.mark.parametrize(
+    "x_shape,axis", [((5, 7), 1), ((2, 3, 4, 2), 1), ((2, 3, 4), 2), ((1, 1), 1)]
+)
 def test_fc_forward_and_gradient(op_type, x_shape, axis):
     rng = np.random.RandomState(3)
     x = rng.randn(*x_shape).astype(np.float32)
@@ -125,15 +132,22 @@ def test_float16_fc_and_gradient_match_numpy():
     workspace.ResetWorkspace()
     for name, value in (("x", x), ("w", w), ("b", b), ("dy", dy)):
         workspace.FeedBlob(name, value, gpu())
-    workspace.RunOperatorOnce(core.CreateOperator("FC", ["x", "w", "b"], ["y"],
-                                                  device_option=gpu()))
-    workspace.RunOperatorOnce(core.CreateOperator("FCGradient", ["x", "w", "dy"],
-                                                  ["dw", "db", "dx"], device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("FC", ["x", "w", "b"], ["y"], device_option=gpu())
+    )
+    workspace.RunOperatorOnce(
+        core.CreateOperator("FCGradient", ["x", "w", "dy"], ["dw", "db", "dx"], device_option=gpu())
+    )
     x32, w32, dy32 = (v.astype(np.float32) for v in (x, w, dy))
-    expected = {"y": x32 @ w32.T + b.astype(np.float32), "dw": dy32.T @ x32,
-                "db": dy32.sum(axis=0), "dx": dy32 @ w32}
+    expected = {
+        "y": x32 @ w32.T + b.astype(np.float32),
+        "dw": dy32.T @ x32,
+        "db": dy32.sum(axis=0),
+        "dx": dy32 @ w32,
+    }
     for name, value in expected.items():
         out = workspace.FetchBlob(name)
         assert out.dtype == np.float16, name
-        np.testing.assert_allclose(out.astype(np.float32), value, rtol=1e-2, atol=2e-2,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            out.astype(np.float32), value, rtol=1e-2, atol=2e-2, err_msg=name
+        )

@@ -26,9 +26,15 @@ def prelu_ref(X, slope, order):
 
 
 class TestPRelu(hu.HypothesisTestCase):
-    @given(n=st.integers(1, 3), c=st.integers(1, 4), hw=st.sampled_from([(), (3,), (2, 2)]),
-           shared=st.booleans(), order=st.sampled_from(["NCHW", "NHWC"]), seed=st.integers(0, 1000),
-           in_place=st.booleans())
+    @given(
+        n=st.integers(1, 3),
+        c=st.integers(1, 4),
+        hw=st.sampled_from([(), (3,), (2, 2)]),
+        shared=st.booleans(),
+        order=st.sampled_from(["NCHW", "NHWC"]),
+        seed=st.integers(0, 1000),
+        in_place=st.booleans(),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, n, c, hw, shared, order, seed, in_place):
         rng = np.random.RandomState(seed)
@@ -51,9 +57,13 @@ class TestPRelu(hu.HypothesisTestCase):
 
     def test_errors(self):
         op = core.CreateOperator("PRelu", ["X", "w"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [np.zeros((2, 3, 4), np.float32), np.zeros(2, np.float32)],
-                               exception=RuntimeError,
-                               regexp=r"^\[PRelu\] slope \(2,\) must hold 1 or C = 3 values for X \(2, 3, 4\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((2, 3, 4), np.float32), np.zeros(2, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[PRelu\] slope \(2,\) must hold 1 or C = 3 values for X \(2, 3, 4\)",
+        )
 
 
 def _away_from_kinks(x):
@@ -65,10 +75,15 @@ def _away_from_kinks(x):
 
 
 @needs_gpu
-@pytest.mark.parametrize("x_shape,slope_shape,order", [
-    ((2, 3, 4, 5), (3,), "NCHW"), ((2, 4, 5, 3), (3,), "NHWC"), ((6, 7), (1,), "NCHW"),
-    ((3, 5), (5,), "NHWC"),
-])
+@pytest.mark.parametrize(
+    "x_shape,slope_shape,order",
+    [
+        ((2, 3, 4, 5), (3,), "NCHW"),
+        ((2, 4, 5, 3), (3,), "NHWC"),
+        ((6, 7), (1,), "NCHW"),
+        ((3, 5), (5,), "NHWC"),
+    ],
+)
 def test_prelu(x_shape, slope_shape, order):
     rng = np.random.RandomState(13)
     x = _away_from_kinks(rng.randn(*x_shape))

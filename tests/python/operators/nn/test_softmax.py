@@ -11,7 +11,10 @@ import caffe2.python.hypothesis_test_util as hu
 from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "Softmax", "Softmax_ENGINE_CUDNN", "SoftmaxGradient", "SoftmaxGradient_ENGINE_CUDNN"
+    "Softmax",
+    "Softmax_ENGINE_CUDNN",
+    "SoftmaxGradient",
+    "SoftmaxGradient_ENGINE_CUDNN",
 ]
 
 CPU = core.DeviceOption(0)
@@ -35,7 +38,9 @@ class TestSoftmax(hu.HypothesisTestCase):
     def test_large_logits_are_stable(self):
         X = np.array([[1000.0, 1000.0, -1000.0], [-1e30, 0.0, 1e30]], np.float32)
         op = core.CreateOperator("Softmax", ["X"], ["Y"])
-        self.assertReferenceChecks(CPU, op, [X], lambda X: [np.array([[0.5, 0.5, 0], [0, 0, 1]], np.float32)])
+        self.assertReferenceChecks(
+            CPU, op, [X], lambda X: [np.array([[0.5, 0.5, 0], [0, 0, 1]], np.float32)]
+        )
 
     def test_gradient_in_place(self):
         Y = softmax_ref(np.random.randn(3, 5).astype(np.float32))
@@ -53,8 +58,13 @@ class TestSoftmax(hu.HypothesisTestCase):
 
     def test_bad_axis(self):
         op = core.CreateOperator("Softmax", ["X"], ["Y"], axis=3)
-        self.assertRunOpRaises(CPU, op, [np.zeros((2, 3), np.float32)], exception=RuntimeError,
-                               regexp=r"^\[Softmax\] axis 3 out of range for a 2-d input")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((2, 3), np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[Softmax\] axis 3 out of range for a 2-d input",
+        )
 
     def test_not_in_place(self):
         with self.assertRaisesRegex(RuntimeError, "cannot run in place"):
@@ -64,15 +74,18 @@ class TestSoftmax(hu.HypothesisTestCase):
 
 @needs_gpu
 @pytest.mark.parametrize("engine", ["", "CUDNN"])
-@pytest.mark.parametrize("shape,axis", [
-    ((4, 10), 1),
-    ((3, 4, 5), 1),
-    ((3, 4, 5), 2),
-    ((3, 4, 5), -1),
-    ((2, 3, 4, 5), 0),
-    ((7, 1), 1),
-    ((2, 1000), 1),
-])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((4, 10), 1),
+        ((3, 4, 5), 1),
+        ((3, 4, 5), 2),
+        ((3, 4, 5), -1),
+        ((2, 3, 4, 5), 0),
+        ((7, 1), 1),
+        ((2, 1000), 1),
+    ],
+)
 def test_softmax_matches_cpu(engine, shape, axis):
     rng = np.random.RandomState(0)
     x = (rng.randn(*shape) * 5).astype(np.float32)
@@ -84,7 +97,7 @@ def test_softmax_matches_cpu(engine, shape, axis):
 @needs_gpu
 def test_softmax_of_large_logits_is_stable():
     x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1000.0, -1000.0]], np.float32)
-    y, = check_cpu_gpu(core.CreateOperator("Softmax", ["X"], ["Y"]), [x], rtol=1e-6, atol=1e-7)
+    (y,) = check_cpu_gpu(core.CreateOperator("Softmax", ["X"], ["Y"]), [x], rtol=1e-6, atol=1e-7)
     assert np.isfinite(y).all()
 
 
@@ -95,7 +108,9 @@ def test_softmax_gradient_op(in_place):
     x = rng.randn(5, 6).astype(np.float32)
     y = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
     dy = rng.randn(5, 6).astype(np.float32)
-    op = core.CreateOperator("SoftmaxGradient", ["Y", "dY"], ["dY" if in_place else "dX"], engine="CUDNN")
+    op = core.CreateOperator(
+        "SoftmaxGradient", ["Y", "dY"], ["dY" if in_place else "dX"], engine="CUDNN"
+    )
     check_cpu_gpu(op, [y.astype(np.float32), dy], rtol=1e-5, atol=1e-6)
 
 

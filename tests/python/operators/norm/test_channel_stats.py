@@ -15,12 +15,18 @@ class TestChannelStats(hu.HypothesisTestCase):
     def test_reference(self, X, order):
         axes = tuple(i for i in range(X.ndim) if i != (1 if order == "NCHW" else X.ndim - 1))
         op = core.CreateOperator("ChannelStats", ["X"], ["sum", "sumsq"], order=order)
-        self.assertReferenceChecks(CPU, op, [X], lambda X: [X.sum(axis=axes), (X * X).sum(axis=axes)],
-                                   threshold=1e-3)
+        self.assertReferenceChecks(
+            CPU, op, [X], lambda X: [X.sum(axis=axes), (X * X).sum(axis=axes)], threshold=1e-3
+        )
 
     def test_errors(self):
         op = core.CreateOperator("ChannelStats", ["X"], ["sum", "sumsq"])
-        self.assertRunOpRaises(CPU, op, [np.zeros((2, 3), np.float32)], exception=RuntimeError,
-                               regexp=r"^\[ChannelStats\] X must have rank 3 to 5")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((2, 3), np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[ChannelStats\] X must have rank 3 to 5",
+        )
         with self.assertRaises(Exception):
             core.GradientRegistry.GetGradientForOp(op, ["sum_grad", "sumsq_grad"])

@@ -23,20 +23,29 @@ def layer_norm_ref(X, axis, eps):
     stdev = np.sqrt(x.var(axis=1, keepdims=True) + eps)
     Y = ((x - mean) / stdev).reshape(X.shape)
     mshape = tuple(lead) + (1,)
-    return [Y.astype(np.float32), mean.reshape(mshape).astype(np.float32),
-            stdev.reshape(mshape).astype(np.float32)]
+    return [
+        Y.astype(np.float32),
+        mean.reshape(mshape).astype(np.float32),
+        stdev.reshape(mshape).astype(np.float32),
+    ]
 
 
 class TestLayerNorm(hu.HypothesisTestCase):
-    @given(shape=st.lists(st.integers(3, 4), min_size=2, max_size=4), axis=st.integers(1, 3),
-           eps=st.sampled_from([1e-5, 1e-2]), seed=st.integers(0, 1000))
+    @given(
+        shape=st.lists(st.integers(3, 4), min_size=2, max_size=4),
+        axis=st.integers(1, 3),
+        eps=st.sampled_from([1e-5, 1e-2]),
+        seed=st.integers(0, 1000),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, shape, axis, eps, seed):
         # Well-spread rows: finite differences of a near-constant row are not meaningful.
         X = np.random.RandomState(seed).randn(*shape).astype(np.float32)
         axis = min(axis, X.ndim - 1)
         op = core.CreateOperator("LayerNorm", ["X"], ["Y", "mean", "stdev"], axis=axis, epsilon=eps)
-        self.assertReferenceChecks(CPU, op, [X], lambda X: layer_norm_ref(X, axis, eps), threshold=1e-3)
+        self.assertReferenceChecks(
+            CPU, op, [X], lambda X: layer_norm_ref(X, axis, eps), threshold=1e-3
+        )
         self.assertGradientChecks(CPU, op, [X], 0, [0], stepsize=0.005, threshold=0.02)
 
     def test_gradient_def(self):
@@ -48,8 +57,13 @@ class TestLayerNorm(hu.HypothesisTestCase):
 
     def test_errors(self):
         op = core.CreateOperator("LayerNorm", ["X"], ["Y", "m", "s"], axis=2)
-        self.assertRunOpRaises(CPU, op, [np.zeros((2, 3), np.float32)], exception=RuntimeError,
-                               regexp=r"^\[LayerNorm\] axis 2 out of range for X \(2, 3\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros((2, 3), np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[LayerNorm\] axis 2 out of range for X \(2, 3\)",
+        )
 
 
 def f32(rng, *shape, offset=0.0, spread=1.0):
@@ -75,7 +89,9 @@ LAYER_NORM_CASES = [
 
 def case_id(case):
     shape, args = case
-    return "x".join(map(str, shape)) + "".join(",{}={}".format(k, v) for k, v in sorted(args.items()))
+    return "x".join(map(str, shape)) + "".join(
+        ",{}={}".format(k, v) for k, v in sorted(args.items())
+    )
 
 
 @needs_gpu

@@ -23,16 +23,25 @@ class TestSumSqrElements(hu.HypothesisTestCase):
     def test_reference(self, X, average):
         op = core.CreateOperator("SumSqrElements", ["X"], ["Y"], average=average)
         ref = (X.astype(np.float64) ** 2).mean() if average else (X.astype(np.float64) ** 2).sum()
-        self.assertReferenceChecks(CPU, op, [X], lambda X: [np.array(ref, np.float32)],
-                                   threshold=1e-4)
+        self.assertReferenceChecks(
+            CPU, op, [X], lambda X: [np.array(ref, np.float32)], threshold=1e-4
+        )
 
     def test_double_and_errors(self):
         X = np.arange(4, dtype=np.float64)
-        self.assertReferenceChecks(CPU, core.CreateOperator("SumSqrElements", ["X"], ["Y"]), [X],
-                                   lambda X: [np.array(14.0)])
-        self.assertRunOpRaises(CPU, core.CreateOperator("SumSqrElements", ["X"], ["Y"]),
-                               [np.zeros(3, np.int64)], exception=RuntimeError,
-                               regexp=r"^\[SumSqrElements\] unsupported type long")
+        self.assertReferenceChecks(
+            CPU,
+            core.CreateOperator("SumSqrElements", ["X"], ["Y"]),
+            [X],
+            lambda X: [np.array(14.0)],
+        )
+        self.assertRunOpRaises(
+            CPU,
+            core.CreateOperator("SumSqrElements", ["X"], ["Y"]),
+            [np.zeros(3, np.int64)],
+            exception=RuntimeError,
+            regexp=r"^\[SumSqrElements\] unsupported type long",
+        )
 
     def test_no_gradient_registered(self):
         op = core.CreateOperator("SumSqrElements", ["X"], ["Y"])
@@ -48,8 +57,12 @@ R = np.random.RandomState(0)
 @pytest.mark.parametrize("average", [False, True])
 def test_sum_sqr_elements(dtype, average):
     x = R.randn(5000).astype(dtype)
-    check_cpu_gpu(core.CreateOperator("SumSqrElements", ["x"], ["y"], average=average), [x],
-                  rtol=1e-6, atol=1e-6)
+    check_cpu_gpu(
+        core.CreateOperator("SumSqrElements", ["x"], ["y"], average=average),
+        [x],
+        rtol=1e-6,
+        atol=1e-6,
+    )
 
 
 if __name__ == "__main__":

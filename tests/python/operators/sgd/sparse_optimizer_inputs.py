@@ -34,8 +34,11 @@ INDEX_CASES = [
 
 def index_case_id(case):
     rows, dims, idx = case
-    return "{}x{},{}".format(rows, "x".join(map(str, dims)),
-                             idx if isinstance(idx, int) else "-".join(map(str, idx)) or "none")
+    return "{}x{},{}".format(
+        rows,
+        "x".join(map(str, dims)),
+        idx if isinstance(idx, int) else "-".join(map(str, idx)) or "none",
+    )
 
 
 def case_indices(case, index_type, rng):
@@ -57,14 +60,21 @@ def optimizer_inputs(op_type, case, index_type, rng, **kw):
         return op, [param, moment, idx, grad, lr], ["i", "lr"]
     if op_type in ("SparseAdam", "RowWiseSparseAdam"):
         m2 = pos(rng, rows) if op_type.startswith("RowWise") else pos(rng, rows, *dims)
-        op = core.CreateOperator(op_type, ["p", "m1", "m2", "i", "g", "lr", "it"],
-                                 ["p", "m1", "m2"], **kw)
-        return (op, [param, f32(rng, rows, *dims), m2, idx, grad, lr, np.array([4], np.int64)],
-                ["i", "lr", "it"])
+        op = core.CreateOperator(
+            op_type, ["p", "m1", "m2", "i", "g", "lr", "it"], ["p", "m1", "m2"], **kw
+        )
+        return (
+            op,
+            [param, f32(rng, rows, *dims), m2, idx, grad, lr, np.array([4], np.int64)],
+            ["i", "lr", "it"],
+        )
     if op_type == "SparseMomentumSGDUpdate":
         op = core.CreateOperator(op_type, ["g", "m", "lr", "p", "i"], ["g_out", "m", "p"], **kw)
-        return op, [grad, f32(rng, rows, *dims), np.array([0.1], np.float32), param, idx], \
-            ["i", "lr"]
+        return (
+            op,
+            [grad, f32(rng, rows, *dims), np.array([0.1], np.float32), param, idx],
+            ["i", "lr"],
+        )
     assert op_type == "ScatterWeightedSum"
     pairs = kw.pop("pairs", 1)
     names, inputs = ["X", "w0", "i"], [param, np.array([0.9], np.float32), idx]

@@ -31,7 +31,9 @@ class TestAdagrad(hu.HypothesisTestCase):
         workspace.FeedBlob("p", p)
         workspace.FeedBlob("h", h)
         workspace.FeedBlob("lr", lr)
-        op = core.CreateOperator("Adagrad", ["p", "h", "g", "lr"], ["p", "h"], decay=decay, epsilon=1e-4)
+        op = core.CreateOperator(
+            "Adagrad", ["p", "h", "g", "lr"], ["p", "h"], decay=decay, epsilon=1e-4
+        )
         rp, rh = p.astype(np.float64), h.astype(np.float64)
         for step in range(3):
             g = f32(2, 5, seed=seed + 30 + step)
@@ -53,6 +55,7 @@ class TestAdagrad(hu.HypothesisTestCase):
             h[idx] += g * g
             p[idx] += lr[0] * g / (np.sqrt(h[idx]) + 1e-5)
             return [p, h]
+
         op = core.CreateOperator("SparseAdagrad", ["p", "h", "i", "g", "lr"], ["p", "h"])
         self.assertReferenceChecks(CPU, op, [p, h, idx, g, lr], ref)
 
@@ -63,14 +66,19 @@ class TestAdagrad(hu.HypothesisTestCase):
             h[idx] += (g * g).mean(axis=1)
             p[idx] += lr[0] * g / (np.sqrt(h[idx])[:, None] + 1e-5)
             return [p, h]
+
         op = core.CreateOperator("RowWiseSparseAdagrad", ["p", "h", "i", "g", "lr"], ["p", "h"])
         self.assertReferenceChecks(CPU, op, [p, hr, idx, g, lr], ref_rw)
 
     def test_bad_grad_rows(self):
         op = core.CreateOperator("SparseAdagrad", ["p", "h", "i", "g", "lr"], ["p", "h"])
-        self.assertRunOpRaises(CPU, op, [f32(5, 2), f32(5, 2), np.array([1, 2]), f32(3, 2),
-                                         np.ones(1, np.float32)],
-                               exception=RuntimeError, regexp=r"grad \(3, 2\) must hold 2 rows of 2 values")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [f32(5, 2), f32(5, 2), np.array([1, 2]), f32(3, 2), np.ones(1, np.float32)],
+            exception=RuntimeError,
+            regexp=r"grad \(3, 2\) must hold 2 rows of 2 values",
+        )
 
 
 class TestSparseTrainingStep(hu.HypothesisTestCase):

@@ -42,6 +42,7 @@ def test_iter_keeps_its_counter_on_the_host():
     workspace.RunOperatorOnce(core.CreateOperator("CreateMutex", [], ["mutex"]))
     for _ in range(3):
         workspace.RunOperatorOnce(core.CreateOperator("Iter", ["it"], ["it"], device_option=gpu()))
-    workspace.RunOperatorOnce(core.CreateOperator("AtomicIter", ["mutex", "it"], ["it"],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("AtomicIter", ["mutex", "it"], ["it"], device_option=gpu())
+    )
     np.testing.assert_array_equal(workspace.FetchBlob("it"), [9])

@@ -21,8 +21,14 @@ class TestRmsProp(hu.HypothesisTestCase):
         workspace.FeedBlob("ms", ms)
         workspace.FeedBlob("mom", mom)
         workspace.FeedBlob("lr", lr)
-        op = core.CreateOperator("RmsProp", ["g", "ms", "mom", "lr"], ["g", "ms", "mom"],
-                                 decay=0.8, momentum=momentum, epsilon=1e-4)
+        op = core.CreateOperator(
+            "RmsProp",
+            ["g", "ms", "mom", "lr"],
+            ["g", "ms", "mom"],
+            decay=0.8,
+            momentum=momentum,
+            epsilon=1e-4,
+        )
         rs, rm = ms.astype(np.float64), mom.astype(np.float64)
         for step in range(3):
             g = f32(7, seed=seed + 40 + step)

@@ -28,17 +28,31 @@ class TestScatterWeightedSum(hu.HypothesisTestCase):
             X = X.copy()
             X[idx] = w0[0] * X[idx] + w1[0] * s1 + w2[0] * s2
             return [X]
-        op = core.CreateOperator("ScatterWeightedSum", ["X", "w0", "i", "s1", "w1", "s2", "w2"], ["X"])
+
+        op = core.CreateOperator(
+            "ScatterWeightedSum", ["X", "w0", "i", "s1", "w1", "s2", "w2"], ["X"]
+        )
         self.assertReferenceChecks(CPU, op, [X, w0, idx, s1, w1, s2, w2], ref)
 
     def test_bad_input(self):
         op = core.CreateOperator("ScatterWeightedSum", ["X", "w0", "i", "s1", "w1"], ["X"])
-        self.assertRunOpRaises(CPU, op, [f32(5, 3), np.ones(1, np.float32), np.array([0, 1]), f32(3, 3),
-                                         np.ones(1, np.float32)],
-                               exception=RuntimeError, regexp=r"slices input 3 \(3, 3\) must hold 2 rows of 3")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [
+                f32(5, 3),
+                np.ones(1, np.float32),
+                np.array([0, 1]),
+                f32(3, 3),
+                np.ones(1, np.float32),
+            ],
+            exception=RuntimeError,
+            regexp=r"slices input 3 \(3, 3\) must hold 2 rows of 3",
+        )
         with self.assertRaisesRegex(RuntimeError, "ScatterWeightedSum"):
-            workspace.RunOperatorOnce(core.CreateOperator(
-                "ScatterWeightedSum", ["X", "w0", "i", "s1", "w1"], ["Y"]))
+            workspace.RunOperatorOnce(
+                core.CreateOperator("ScatterWeightedSum", ["X", "w0", "i", "s1", "w1"], ["Y"])
+            )
 
 
 @needs_gpu

@@ -19,7 +19,12 @@ CPU = core.DeviceOption(0)
 
 
 class TestWeightedSum(hu.HypothesisTestCase):
-    @given(n=st.integers(1, 3), size=st.integers(1, 8), seed=st.integers(0, 1000), in_place=st.booleans())
+    @given(
+        n=st.integers(1, 3),
+        size=st.integers(1, 8),
+        seed=st.integers(0, 1000),
+        in_place=st.booleans(),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, n, size, seed, in_place):
         rng = np.random.RandomState(seed)
@@ -31,6 +36,7 @@ class TestWeightedSum(hu.HypothesisTestCase):
 
         def ref(*args):
             return [sum(args[2 * i] * args[2 * i + 1][0] for i in range(n))]
+
         self.assertReferenceChecks(CPU, op, inputs, ref)
         if not in_place:
             for i in range(n):
@@ -44,8 +50,13 @@ class TestWeightedSum(hu.HypothesisTestCase):
 
     def test_bad_weight(self):
         op = core.CreateOperator("WeightedSum", ["X", "w"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [np.zeros(3, np.float32), np.zeros(2, np.float32)],
-                               exception=RuntimeError, regexp="1-element float")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.zeros(3, np.float32), np.zeros(2, np.float32)],
+            exception=RuntimeError,
+            regexp="1-element float",
+        )
 
 
 def test_weighted_sum_gradient_refuses_a_short_x_with_grad_on_w():
@@ -55,8 +66,11 @@ def test_weighted_sum_gradient_refuses_a_short_x_with_grad_on_w():
     workspace.FeedBlob("x0", np.ones(2, np.float32))
     workspace.FeedBlob("w0", np.ones(1, np.float32))
     with pytest.raises(RuntimeError, match=r"X0 \(2,\) must hold at least the 6 float values"):
-        workspace.RunOperatorOnce(core.CreateOperator(
-            "WeightedSumGradient", ["dy", "x0", "w0"], ["dx0", "dw0"], grad_on_w=1))
+        workspace.RunOperatorOnce(
+            core.CreateOperator(
+                "WeightedSumGradient", ["dy", "x0", "w0"], ["dx0", "dw0"], grad_on_w=1
+            )
+        )
 
 
 HOST = caffe2_pb2.DeviceOption()
@@ -68,10 +82,12 @@ def test_weighted_sum(in_place):
     rng = np.random.RandomState(2)
     x0, x1, x2 = (rng.randn(3, 11).astype(np.float32) for _ in range(3))
     w0, w1, w2 = (np.array([v], dtype=np.float32) for v in (0.5, -2.0, 3.0))
-    op = core.CreateOperator("WeightedSum", ["x0", "w0", "x1", "w1", "x2", "w2"],
-                             ["x0" if in_place else "y"])
-    check_cpu_gpu(op, [x0, w0, x1, w1, x2, w2], rtol=1e-5, atol=1e-6,
-                  input_device_options={"w1": HOST})
+    op = core.CreateOperator(
+        "WeightedSum", ["x0", "w0", "x1", "w1", "x2", "w2"], ["x0" if in_place else "y"]
+    )
+    check_cpu_gpu(
+        op, [x0, w0, x1, w1, x2, w2], rtol=1e-5, atol=1e-6, input_device_options={"w1": HOST}
+    )
 
 
 @needs_gpu
@@ -85,19 +101,29 @@ def test_weighted_sum_gradient_matches_cpu(pairs, shape, grad_on_w, where):
     for j in range(pairs):
         names += ["X%d" % j, "w%d" % j]
         inputs += [f32(rng, *shape), np.array([0.5 - j], np.float32)]
-    outputs = ["dX%d" % j for j in range(pairs)] + (["dw%d" % j for j in range(pairs)]
-                                                    if grad_on_w else [])
+    outputs = ["dX%d" % j for j in range(pairs)] + (
+        ["dw%d" % j for j in range(pairs)] if grad_on_w else []
+    )
     op = core.CreateOperator("WeightedSumGradient", names, outputs, grad_on_w=grad_on_w)
     # dw sums up to 300000 products: float-sized differences of the double sums' roundings
-    check_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-4,
-                  input_device_options=on_host([n for n in names if n.startswith("w")], where))
+    check_cpu_gpu(
+        op,
+        inputs,
+        rtol=1e-5,
+        atol=1e-4,
+        input_device_options=on_host([n for n in names if n.startswith("w")], where),
+    )
 
 
 @needs_gpu
 @pytest.mark.parametrize("grad_on_w", [0, 1])
 def test_weighted_sum_gradient_through_the_registry(grad_on_w):
     rng = np.random.RandomState(16)
-    inputs = [f32(rng, 4, 5), np.array([0.3], np.float32), f32(rng, 4, 5),
-              np.array([-2.0], np.float32)]
+    inputs = [
+        f32(rng, 4, 5),
+        np.array([0.3], np.float32),
+        f32(rng, 4, 5),
+        np.array([-2.0], np.float32),
+    ]
     op = core.CreateOperator("WeightedSum", ["X0", "w0", "X1", "w1"], ["Y"], grad_on_w=grad_on_w)
     check_gradient_cpu_gpu(op, inputs, rtol=1e-5, atol=1e-5)

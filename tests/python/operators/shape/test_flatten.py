@@ -41,23 +41,46 @@ class TestFlatten(hu.HypothesisTestCase):
         op = core.CreateOperator("ResizeLike", ["X", "like"], ["X"])
         self.assertReferenceChecks(CPU, op, [X, like], lambda X, like: [X.reshape(2, 3)])
         op = core.CreateOperator("ResizeLike", ["X", "like"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [rand(5), like], exception=RuntimeError,
-                               regexp=r"^\[ResizeLike\] X \(5,\) has 5 elements but the shape source \(2, 3\) has 6")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(5), like],
+            exception=RuntimeError,
+            regexp=r"^\[ResizeLike\] X \(5,\) has 5 elements but the shape source \(2, 3\) has 6",
+        )
 
     def test_flatten_bad_axis(self):
         op = core.CreateOperator("Flatten", ["X"], ["Y"], axis=3)
-        self.assertRunOpRaises(CPU, op, [rand(2, 3)], exception=RuntimeError,
-                               regexp=r"axis 3 out of range for X \(2, 3\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(2, 3)],
+            exception=RuntimeError,
+            regexp=r"axis 3 out of range for X \(2, 3\)",
+        )
 
 
 @needs_gpu
 def test_resize_like_and_in_place():
-    check_cpu_gpu(core.CreateOperator("ResizeLike", ["x", "like"], ["y"]),
-                  [values(np.int32, 6, 4), values(np.float32, 2, 3, 4)], rtol=0, atol=0)
-    check_cpu_gpu(core.CreateOperator("ResizeLike", ["x", "like"], ["x"]),
-                  [values(np.float16, 6, 4), values(np.float32, 24)], rtol=0, atol=0)
-    check_cpu_gpu(core.CreateOperator("ResizeLike", ["x", "like"], ["y"]),
-                  [values(np.float32, 6, 4), values(np.float32, 4, 6)],
-                  input_device_options={"like": CPU})
-    check_same_error(core.CreateOperator("ResizeLike", ["x", "like"], ["y"]),
-                     [values(np.float32, 6, 4), values(np.float32, 5)], "has 24 elements")
+    check_cpu_gpu(
+        core.CreateOperator("ResizeLike", ["x", "like"], ["y"]),
+        [values(np.int32, 6, 4), values(np.float32, 2, 3, 4)],
+        rtol=0,
+        atol=0,
+    )
+    check_cpu_gpu(
+        core.CreateOperator("ResizeLike", ["x", "like"], ["x"]),
+        [values(np.float16, 6, 4), values(np.float32, 24)],
+        rtol=0,
+        atol=0,
+    )
+    check_cpu_gpu(
+        core.CreateOperator("ResizeLike", ["x", "like"], ["y"]),
+        [values(np.float32, 6, 4), values(np.float32, 4, 6)],
+        input_device_options={"like": CPU},
+    )
+    check_same_error(
+        core.CreateOperator("ResizeLike", ["x", "like"], ["y"]),
+        [values(np.float32, 6, 4), values(np.float32, 5)],
+        "has 24 elements",
+    )

@@ -31,8 +31,13 @@ class TestOrderSwitch(hu.HypothesisTestCase):
 
     def test_not_4d(self):
         op = core.CreateOperator("NCHW2NHWC", ["X"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [rand(2, 3)], exception=RuntimeError,
-                               regexp=r"^\[NCHW2NHWC\] X must be 4-D, got \(2, 3\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(2, 3)],
+            exception=RuntimeError,
+            regexp=r"^\[NCHW2NHWC\] X must be 4-D, got \(2, 3\)",
+        )
 
 
 @needs_gpu
@@ -49,7 +54,11 @@ def test_order_switch(op_type, perm, shape, dtype):
 @needs_gpu
 def test_order_switch_gradient_and_rank_error():
     for op_type in ("NHWC2NCHW", "NCHW2NHWC"):
-        check_gradient_cpu_gpu(core.CreateOperator(op_type, ["x"], ["y"]),
-                               [values(np.float32, 2, 20, 18, 17)])
-        check_same_error(core.CreateOperator(op_type, ["x"], ["y"]), [values(np.float32, 2, 3, 4)],
-                         r"X must be 4-D, got \(2, 3, 4\)")
+        check_gradient_cpu_gpu(
+            core.CreateOperator(op_type, ["x"], ["y"]), [values(np.float32, 2, 20, 18, 17)]
+        )
+        check_same_error(
+            core.CreateOperator(op_type, ["x"], ["y"]),
+            [values(np.float32, 2, 3, 4)],
+            r"X must be 4-D, got \(2, 3, 4\)",
+        )

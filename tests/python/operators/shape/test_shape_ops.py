@@ -8,8 +8,17 @@ import pytest
 from caffe2.proto import caffe2_pb2
 from caffe2.python import core, workspace
 
-from device_check import (CPU, blob_device_type, check_cpu_gpu, check_gradient_cpu_gpu,
-                          check_same_error, gpu, gpu_semantics, needs_gpu, values)
+from device_check import (
+    CPU,
+    blob_device_type,
+    check_cpu_gpu,
+    check_gradient_cpu_gpu,
+    check_same_error,
+    gpu,
+    gpu_semantics,
+    needs_gpu,
+    values,
+)
 
 COVERED_CUDA_OPS = ["Flatten", "FlattenToVec", "Squeeze", "ExpandDims", "StopGradient"]
 
@@ -17,18 +26,22 @@ TP = caffe2_pb2.TensorProto
 
 
 @needs_gpu
-@pytest.mark.parametrize("op", [
-    core.CreateOperator("Flatten", ["x"], ["y"]),
-    core.CreateOperator("Flatten", ["x"], ["y"], axis=0),
-    core.CreateOperator("Flatten", ["x"], ["y"], axis=3),
-    core.CreateOperator("FlattenToVec", ["x"], ["y"]),
-    core.CreateOperator("Squeeze", ["x"], ["y"], dims=[1, 3, 1]),
-    core.CreateOperator("Squeeze", ["x"], ["x"], dims=[3]),
-    core.CreateOperator("ExpandDims", ["x"], ["y"], dims=[0, 5]),
-    core.CreateOperator("ExpandDims", ["x"], ["x"], dims=[2]),
-    core.CreateOperator("StopGradient", ["x"], ["y"]),
-    core.CreateOperator("StopGradient", ["x"], ["x"]),
-], ids=lambda op: op.type + ("_in_place" if op.input[0] in op.output else ""))
+@pytest.mark.parametrize(
+    "op",
+    [
+        core.CreateOperator("Flatten", ["x"], ["y"]),
+        core.CreateOperator("Flatten", ["x"], ["y"], axis=0),
+        core.CreateOperator("Flatten", ["x"], ["y"], axis=3),
+        core.CreateOperator("FlattenToVec", ["x"], ["y"]),
+        core.CreateOperator("Squeeze", ["x"], ["y"], dims=[1, 3, 1]),
+        core.CreateOperator("Squeeze", ["x"], ["x"], dims=[3]),
+        core.CreateOperator("ExpandDims", ["x"], ["y"], dims=[0, 5]),
+        core.CreateOperator("ExpandDims", ["x"], ["x"], dims=[2]),
+        core.CreateOperator("StopGradient", ["x"], ["y"]),
+        core.CreateOperator("StopGradient", ["x"], ["x"]),
+    ],
+    ids=lambda op: op.type + ("_in_place" if op.input[0] in op.output else ""),
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
 def test_dims_only_ops(op, dtype):
     out = check_cpu_gpu(op, [values(dtype, 2, 1, 3, 1)], rtol=0, atol=0)
@@ -42,10 +55,14 @@ def test_dims_only_gradients_and_errors():
     check_gradient_cpu_gpu(core.CreateOperator("FlattenToVec", ["x"], ["y"]), [x])
     check_gradient_cpu_gpu(core.CreateOperator("Squeeze", ["x"], ["y"], dims=[1]), [x])
     check_gradient_cpu_gpu(core.CreateOperator("ExpandDims", ["x"], ["y"], dims=[0, 4]), [x])
-    check_same_error(core.CreateOperator("Squeeze", ["x"], ["y"], dims=[2]), [x],
-                     "only size-1 dims can be squeezed")
-    check_same_error(core.CreateOperator("Flatten", ["x"], ["y"], axis=4), [x],
-                     "axis 4 out of range")
+    check_same_error(
+        core.CreateOperator("Squeeze", ["x"], ["y"], dims=[2]),
+        [x],
+        "only size-1 dims can be squeezed",
+    )
+    check_same_error(
+        core.CreateOperator("Flatten", ["x"], ["y"], axis=4), [x], "axis 4 out of range"
+    )
 
 
 @needs_gpu
@@ -54,13 +71,15 @@ def test_kernel_inputs_must_live_on_the_gpu():
     workspace.ResetWorkspace()
     workspace.FeedBlob("x", values(np.float32, 2, 3), CPU)
     with pytest.raises(RuntimeError, match="X must live on the op's device CUDA:0"):
-        workspace.RunOperatorOnce(core.CreateOperator("Transpose", ["x"], ["y"],
-                                                      device_option=gpu()))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("Transpose", ["x"], ["y"], device_option=gpu())
+        )
     # The dims-only ops copy from anywhere; in place they leave X where it lives.
     workspace.RunOperatorOnce(core.CreateOperator("Flatten", ["x"], ["y"], device_option=gpu()))
     assert blob_device_type("y") == caffe2_pb2.CUDA
-    workspace.RunOperatorOnce(core.CreateOperator("Reshape", ["x"], ["x", "old"], shape=[3, 2],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Reshape", ["x"], ["x", "old"], shape=[3, 2], device_option=gpu())
+    )
     assert blob_device_type("x") == caffe2_pb2.CPU
     assert workspace.FetchBlob("x").shape == (3, 2)
 
@@ -92,8 +111,20 @@ def test_a_net_of_layout_ops_matches_the_cpu():
             net.Gather(["rows", "s1_shape"], ["g_gpu_indices"])
             net.FlattenToVec(["half"], ["flat"])
         workspace.RunNetOnce(net)
-        results.append({name: workspace.FetchBlob(name) for name in
-                        ("cat", "cat_info", "r", "r_old", "flat", "ints", "g_host_indices",
-                         "g_gpu_indices")})
+        results.append(
+            {
+                name: workspace.FetchBlob(name)
+                for name in (
+                    "cat",
+                    "cat_info",
+                    "r",
+                    "r_old",
+                    "flat",
+                    "ints",
+                    "g_host_indices",
+                    "g_gpu_indices",
+                )
+            }
+        )
     for name in results[0]:
         np.testing.assert_array_equal(results[1][name], results[0][name], err_msg=name)

@@ -32,9 +32,16 @@ class TestSqueezeExpandDims(hu.HypothesisTestCase):
 
     def test_bad_dims(self):
         op = core.CreateOperator("Squeeze", ["X"], ["Y"], dims=[1])
-        self.assertRunOpRaises(CPU, op, [rand(1, 3)], exception=RuntimeError,
-                               regexp=r"^\[Squeeze\] dim 1 of X \(1, 3\) has size 3, only size-1 dims")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(1, 3)],
+            exception=RuntimeError,
+            regexp=r"^\[Squeeze\] dim 1 of X \(1, 3\) has size 3, only size-1 dims",
+        )
         op = core.CreateOperator("ExpandDims", ["X"], ["Y"], dims=[5])
-        self.assertRunOpRaises(CPU, op, [rand(1, 3)], exception=RuntimeError, regexp="dims entry 5 out of range")
+        self.assertRunOpRaises(
+            CPU, op, [rand(1, 3)], exception=RuntimeError, regexp="dims entry 5 out of range"
+        )
         op = core.CreateOperator("Squeeze", ["X"], ["Y"])
         self.assertRunOpRaises(CPU, op, [rand(1, 3)], exception=RuntimeError, regexp="'dims'")

@@ -37,15 +37,28 @@ class TestTile(hu.HypothesisTestCase):
 
     def test_bad_axis(self):
         op = core.CreateOperator("Tile", ["X"], ["Y"], tiles=2, axis=3)
-        self.assertRunOpRaises(CPU, op, [rand(2, 3)], exception=RuntimeError,
-                               regexp=r"^\[Tile\] axis 3 out of range for a 2-d input")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(2, 3)],
+            exception=RuntimeError,
+            regexp=r"^\[Tile\] axis 3 out of range for a 2-d input",
+        )
 
 
 @needs_gpu
-@pytest.mark.parametrize("shape,tiles,axis", [
-    ((2, 3), 2, 1), ((2, 3), 3, 0), ((2, 3, 4), 4, -1), ((2, 3, 4), 1, 1), ((2, 3), 0, 1),
-    ((5,), 7, 0), ((8, 1), 300, 1),
-])
+@pytest.mark.parametrize(
+    "shape,tiles,axis",
+    [
+        ((2, 3), 2, 1),
+        ((2, 3), 3, 0),
+        ((2, 3, 4), 4, -1),
+        ((2, 3, 4), 1, 1),
+        ((2, 3), 0, 1),
+        ((5,), 7, 0),
+        ((8, 1), 300, 1),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_])
 def test_tile(shape, tiles, axis, dtype):
     op = core.CreateOperator("Tile", ["x"], ["y"], tiles=tiles, axis=axis)
@@ -64,7 +77,14 @@ def test_tile_params_as_inputs_and_gradients(on_host):
     where = {"tiles": CPU, "axis": CPU} if on_host else {}
     check_cpu_gpu(op, inputs, input_device_options=where)
     check_gradient_cpu_gpu(op, inputs, rtol=1e-6, atol=1e-6)
-    check_gradient_cpu_gpu(core.CreateOperator("Tile", ["x"], ["y"], tiles=50, axis=0),
-                           [values(np.float32, 3, 7)], rtol=1e-6, atol=1e-6)
-    check_same_error(core.CreateOperator("TileGradient", ["dy"], ["dx"], tiles=4, axis=0),
-                     [values(np.float32, 6, 2)], "is not a multiple of tiles 4")
+    check_gradient_cpu_gpu(
+        core.CreateOperator("Tile", ["x"], ["y"], tiles=50, axis=0),
+        [values(np.float32, 3, 7)],
+        rtol=1e-6,
+        atol=1e-6,
+    )
+    check_same_error(
+        core.CreateOperator("TileGradient", ["dy"], ["dx"], tiles=4, axis=0),
+        [values(np.float32, 6, 2)],
+        "is not a multiple of tiles 4",
+    )

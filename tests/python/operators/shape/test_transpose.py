@@ -39,19 +39,37 @@ class TestTranspose(hu.HypothesisTestCase):
         op = core.CreateOperator("Transpose", ["X"], ["Y"], axes=[1, 2, 0])
         self.assertReferenceChecks(CPU, op, [X], lambda X: [X.transpose(1, 2, 0)])
         op = core.CreateOperator("Transpose", ["X"], ["Y"], axes=[0, 0, 1])
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError,
-                               regexp=r"^\[Transpose\] axes is not a permutation of 0..2")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [X],
+            exception=RuntimeError,
+            regexp=r"^\[Transpose\] axes is not a permutation of 0..2",
+        )
         op = core.CreateOperator("Transpose", ["X"], ["Y"], axes=[1, 0])
-        self.assertRunOpRaises(CPU, op, [X], exception=RuntimeError, regexp="axes has 2 entries but X has 3 dims")
+        self.assertRunOpRaises(
+            CPU, op, [X], exception=RuntimeError, regexp="axes has 2 entries but X has 3 dims"
+        )
 
 
 @needs_gpu
-@pytest.mark.parametrize("shape,axes", [
-    ((5,), None), ((3, 4), None), ((3, 4), [1, 0]), ((2, 3, 4), [2, 0, 1]), ((2, 3, 4), [0, 2, 1]),
-    ((2, 3, 4), [1, 0, 2]), ((2, 3, 4, 5), [3, 1, 0, 2]), ((2, 1, 3, 1, 4), [4, 3, 2, 1, 0]),
-    ((2, 3, 4), [-1, 0, 1]), ((2, 3, 2, 3, 2, 3), [5, 3, 1, 4, 2, 0]), ((3, 0, 2), [2, 1, 0]),
-    ((), None),
-])
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((5,), None),
+        ((3, 4), None),
+        ((3, 4), [1, 0]),
+        ((2, 3, 4), [2, 0, 1]),
+        ((2, 3, 4), [0, 2, 1]),
+        ((2, 3, 4), [1, 0, 2]),
+        ((2, 3, 4, 5), [3, 1, 0, 2]),
+        ((2, 1, 3, 1, 4), [4, 3, 2, 1, 0]),
+        ((2, 3, 4), [-1, 0, 1]),
+        ((2, 3, 2, 3, 2, 3), [5, 3, 1, 4, 2, 0]),
+        ((3, 0, 2), [2, 1, 0]),
+        ((), None),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.bool_, np.uint8])
 def test_transpose_axes_ranks_and_types(shape, axes, dtype):
     args = {} if axes is None else dict(axes=axes)
@@ -62,12 +80,15 @@ def test_transpose_axes_ranks_and_types(shape, axes, dtype):
 
 
 @needs_gpu
-@pytest.mark.parametrize("shape,axes", [
-    ((64, 96), [1, 0]),  # a tiled 2-D transpose with ragged edges
-    ((4, 50, 70), [0, 2, 1]),  # batched
-    ((3, 40, 40, 33), [0, 3, 1, 2]),  # NHWC -> NCHW, many channels
-    ((2, 17, 300, 8), [2, 1, 0, 3]),  # rows of 8 move together
-])
+@pytest.mark.parametrize(
+    "shape,axes",
+    [
+        ((64, 96), [1, 0]),  # a tiled 2-D transpose with ragged edges
+        ((4, 50, 70), [0, 2, 1]),  # batched
+        ((3, 40, 40, 33), [0, 3, 1, 2]),  # NHWC -> NCHW, many channels
+        ((2, 17, 300, 8), [2, 1, 0, 3]),  # rows of 8 move together
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
 def test_transpose_large(shape, axes, dtype):
     op = core.CreateOperator("Transpose", ["x"], ["y"], axes=axes)
@@ -80,7 +101,13 @@ def test_transpose_large(shape, axes, dtype):
 def test_transpose_gradient_and_errors():
     op = core.CreateOperator("Transpose", ["x"], ["y"], axes=[1, 2, 0])
     check_gradient_cpu_gpu(op, [values(np.float32, 2, 3, 4)])
-    check_same_error(core.CreateOperator("Transpose", ["x"], ["y"], axes=[0, 0, 1]),
-                     [values(np.float32, 2, 3, 4)], "not a permutation")
-    check_same_error(core.CreateOperator("Transpose", ["x"], ["y"], axes=[1, 0]),
-                     [values(np.float32, 2, 3, 4)], "axes has 2 entries but X has 3 dims")
+    check_same_error(
+        core.CreateOperator("Transpose", ["x"], ["y"], axes=[0, 0, 1]),
+        [values(np.float32, 2, 3, 4)],
+        "not a permutation",
+    )
+    check_same_error(
+        core.CreateOperator("Transpose", ["x"], ["y"], axes=[1, 0]),
+        [values(np.float32, 2, 3, 4)],
+        "axes has 2 entries but X has 3 dims",
+    )

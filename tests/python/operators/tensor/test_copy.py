@@ -10,7 +10,12 @@ import caffe2.python.hypothesis_test_util as hu
 from device_check import gpu, gpu_semantics, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "Alias", "Copy", "CopyCPUToGPU", "CopyGPUToCPU", "CopyOnDeviceLike", "EnsureCPUOutput"
+    "Alias",
+    "Copy",
+    "CopyCPUToGPU",
+    "CopyGPUToCPU",
+    "CopyOnDeviceLike",
+    "EnsureCPUOutput",
 ]
 
 CPU = core.DeviceOption(0)
@@ -39,18 +44,24 @@ def test_copy_cpu_to_gpu_and_back():
     x = np.random.rand(3, 4).astype(np.float32)
     workspace.ResetWorkspace()
     workspace.FeedBlob("x", x)
-    workspace.RunOperatorOnce(core.CreateOperator("CopyCPUToGPU", ["x"], ["x_gpu"],
-                                                  device_option=gpu()))
-    workspace.RunOperatorOnce(core.CreateOperator("Copy", ["x_gpu"], ["y_gpu"],
-                                                  device_option=gpu()))
-    workspace.RunOperatorOnce(core.CreateOperator("Alias", ["y_gpu"], ["z_gpu"],
-                                                  device_option=gpu()))
-    workspace.RunOperatorOnce(core.CreateOperator("CopyGPUToCPU", ["z_gpu"], ["back"],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CopyCPUToGPU", ["x"], ["x_gpu"], device_option=gpu())
+    )
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Copy", ["x_gpu"], ["y_gpu"], device_option=gpu())
+    )
+    workspace.RunOperatorOnce(
+        core.CreateOperator("Alias", ["y_gpu"], ["z_gpu"], device_option=gpu())
+    )
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CopyGPUToCPU", ["z_gpu"], ["back"], device_option=gpu())
+    )
     np.testing.assert_array_equal(workspace.FetchBlob("back"), x)
-    workspace.RunOperatorOnce(core.CreateOperator("CopyOnDeviceLike", ["x_gpu", "y_gpu"], ["w"],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("CopyOnDeviceLike", ["x_gpu", "y_gpu"], ["w"], device_option=gpu())
+    )
     np.testing.assert_array_equal(workspace.FetchBlob("w"), x)
-    workspace.RunOperatorOnce(core.CreateOperator("EnsureCPUOutput", ["x_gpu"], ["host"],
-                                                  device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator("EnsureCPUOutput", ["x_gpu"], ["host"], device_option=gpu())
+    )
     np.testing.assert_array_equal(workspace.FetchBlob("host"), x)

@@ -14,23 +14,22 @@ CPU = core.DeviceOption(0)
 
 class TestFree(hu.HypothesisTestCase):
     def test_frees_the_blobs(self):
-        workspace.FeedBlob('a', np.ones(3, np.float32))
-        workspace.FeedBlob('b', np.ones(2, np.int64))
-        workspace.RunOperatorOnce(core.CreateOperator(
-            'Free', ['a', 'b'], ['a', 'b']))
-        self.assertTrue(workspace.HasBlob('a'))
+        workspace.FeedBlob("a", np.ones(3, np.float32))
+        workspace.FeedBlob("b", np.ones(2, np.int64))
+        workspace.RunOperatorOnce(core.CreateOperator("Free", ["a", "b"], ["a", "b"]))
+        self.assertTrue(workspace.HasBlob("a"))
         # An empty blob fetches as upstream's description of it.
-        self.assertIn(b'uninitialized', workspace.FetchBlob('a'))
+        self.assertIn(b"uninitialized", workspace.FetchBlob("a"))
         # The next writer allocates again.
-        workspace.RunOperatorOnce(core.CreateOperator(
-            'ConstantFill', [], ['a'], shape=[2], value=4.0))
-        np.testing.assert_array_equal(workspace.FetchBlob('a'), [4.0, 4.0])
+        workspace.RunOperatorOnce(
+            core.CreateOperator("ConstantFill", [], ["a"], shape=[2], value=4.0)
+        )
+        np.testing.assert_array_equal(workspace.FetchBlob("a"), [4.0, 4.0])
 
     def test_must_be_in_place(self):
-        workspace.FeedBlob('a', np.ones(3, np.float32))
-        with pytest.raises(RuntimeError, match='in.?place|inplace'):
-            workspace.RunOperatorOnce(core.CreateOperator('Free', ['a'],
-                                                          ['b']))
+        workspace.FeedBlob("a", np.ones(3, np.float32))
+        with pytest.raises(RuntimeError, match="in.?place|inplace"):
+            workspace.RunOperatorOnce(core.CreateOperator("Free", ["a"], ["b"]))
 
 
 @needs_gpu

@@ -19,15 +19,24 @@ def rand(*shape, seed=0):
 
 
 class TestMatMul(hu.HypothesisTestCase):
-    @given(m=st.integers(1, 4), k=st.integers(1, 4), n=st.integers(1, 4),
-           trans_a=st.booleans(), trans_b=st.booleans(), seed=st.integers(0, 100))
+    @given(
+        m=st.integers(1, 4),
+        k=st.integers(1, 4),
+        n=st.integers(1, 4),
+        trans_a=st.booleans(),
+        trans_b=st.booleans(),
+        seed=st.integers(0, 100),
+    )
     @settings(deadline=None, max_examples=10)
     def test_reference_and_gradient(self, m, k, n, trans_a, trans_b, seed):
         A = rand(k, m, seed=seed) if trans_a else rand(m, k, seed=seed)
         B = rand(n, k, seed=seed + 1) if trans_b else rand(k, n, seed=seed + 1)
-        op = core.CreateOperator("MatMul", ["A", "B"], ["Y"], trans_a=int(trans_a), trans_b=int(trans_b))
-        self.assertReferenceChecks(CPU, op, [A, B],
-                                   lambda A, B: [(A.T if trans_a else A) @ (B.T if trans_b else B)])
+        op = core.CreateOperator(
+            "MatMul", ["A", "B"], ["Y"], trans_a=int(trans_a), trans_b=int(trans_b)
+        )
+        self.assertReferenceChecks(
+            CPU, op, [A, B], lambda A, B: [(A.T if trans_a else A) @ (B.T if trans_b else B)]
+        )
         self.assertGradientChecks(CPU, op, [A, B], 0, [0])
         self.assertGradientChecks(CPU, op, [A, B], 1, [0])
 
@@ -38,15 +47,25 @@ class TestMatMul(hu.HypothesisTestCase):
         op = core.CreateOperator("MatMul", ["A", "B"], ["Y"], axis_a=2)
         self.assertReferenceChecks(CPU, op, [A, rand(4, 5)], lambda A, B: [A.reshape(6, 4) @ B])
         op = core.CreateOperator("MatMul", ["A", "B"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [rand(2, 3), rand(4, 2)], exception=RuntimeError,
-                               regexp=r"^\[MatMul\] A \(2, 3\) gives inner dim 3 but B \(4, 2\) gives 4")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [rand(2, 3), rand(4, 2)],
+            exception=RuntimeError,
+            regexp=r"^\[MatMul\] A \(2, 3\) gives inner dim 3 but B \(4, 2\) gives 4",
+        )
 
 
 @needs_gpu
-@pytest.mark.parametrize("a_shape,b_shape,args", [
-    ((3, 4), (4, 5), {}), ((4, 3), (4, 5), {"trans_a": 1}), ((3, 4), (5, 4), {"trans_b": 1}),
-    ((2, 3, 4), (5, 4), {"axis_a": 2, "trans_b": 1}),
-])
+@pytest.mark.parametrize(
+    "a_shape,b_shape,args",
+    [
+        ((3, 4), (4, 5), {}),
+        ((4, 3), (4, 5), {"trans_a": 1}),
+        ((3, 4), (5, 4), {"trans_b": 1}),
+        ((2, 3, 4), (5, 4), {"axis_a": 2, "trans_b": 1}),
+    ],
+)
 def test_matmul(a_shape, b_shape, args):
     rng = np.random.RandomState(9)
     a, b = rng.randn(*a_shape).astype(np.float32), rng.randn(*b_shape).astype(np.float32)

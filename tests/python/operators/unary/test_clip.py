@@ -10,12 +10,19 @@ CPU = core.DeviceOption(0)
 
 class TestUnary(hu.HypothesisTestCase):
     def test_clip_defaults_do_nothing(self):
-        X = np.array([-1e30, 0., 1e30], dtype=np.float32)
-        self.assertReferenceChecks(CPU, core.CreateOperator("Clip", ["X"], ["Y"]), [X], lambda X: [X])
+        X = np.array([-1e30, 0.0, 1e30], dtype=np.float32)
+        self.assertReferenceChecks(
+            CPU, core.CreateOperator("Clip", ["X"], ["Y"]), [X], lambda X: [X]
+        )
 
 
 class TestErrors(hu.HypothesisTestCase):
     def test_clip_min_above_max(self):
         op = core.CreateOperator("Clip", ["X"], ["Y"], min=1.0, max=0.0)
-        self.assertRunOpRaises(CPU, op, [np.ones(3, np.float32)], exception=RuntimeError,
-                               regexp=r"^\[Clip\] min 1 is greater than max 0")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.ones(3, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[Clip\] min 1 is greater than max 0",
+        )

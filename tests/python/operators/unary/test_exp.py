@@ -10,5 +10,10 @@ CPU = core.DeviceOption(0)
 class TestErrors(hu.HypothesisTestCase):
     def test_unsupported_dtype(self):
         op = core.CreateOperator("Exp", ["X"], ["Y"])
-        self.assertRunOpRaises(CPU, op, [np.ones(3, np.int32)], exception=RuntimeError,
-                               regexp=r"^\[Exp\] unsupported type int for X \(supported: float, double\)")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.ones(3, np.int32)],
+            exception=RuntimeError,
+            regexp=r"^\[Exp\] unsupported type int for X \(supported: float, double\)",
+        )

@@ -22,5 +22,6 @@ class TestUnary(hu.HypothesisTestCase):
         X = away_from(np.random.RandomState(2).randn(4, 3).astype(np.float32), [0.0])
         op = core.CreateOperator("ReluGradient", ["Y", "dY"], ["dY"])
         dY = np.random.RandomState(3).randn(4, 3).astype(np.float32)
-        self.assertReferenceChecks(CPU, op, [np.maximum(X, 0), dY],
-                                   lambda Y, dY: [np.where(Y > 0, dY, 0)])
+        self.assertReferenceChecks(
+            CPU, op, [np.maximum(X, 0), dY], lambda Y, dY: [np.where(Y > 0, dY, 0)]
+        )

@@ -11,5 +11,6 @@ CPU = core.DeviceOption(0)
 class TestErrors(hu.HypothesisTestCase):
     def test_float_argument_typing(self):
         op = core.CreateOperator("Scale", ["X"], ["Y"], scale=2)
-        self.assertRunOpRaises(CPU, op, [np.ones(3, np.float32)], exception=RuntimeError,
-                               regexp=r"scale")
+        self.assertRunOpRaises(
+            CPU, op, [np.ones(3, np.float32)], exception=RuntimeError, regexp=r"scale"
+        )

@@ -11,7 +11,11 @@ CPU = core.DeviceOption(0)
 class TestErrors(hu.HypothesisTestCase):
     def test_gradient_shape_mismatch(self):
         op = core.CreateOperator("SigmoidGradient", ["Y", "dY"], ["dX"])
-        self.assertRunOpRaises(CPU, op, [np.ones(3, np.float32), np.ones(4, np.float32)],
-                               exception=RuntimeError,
-                               regexp=r"^\[SigmoidGradient\] input 0 \(3,\) and dY \(4,\) must have "
-                                      r"the same shape")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.ones(3, np.float32), np.ones(4, np.float32)],
+            exception=RuntimeError,
+            regexp=r"^\[SigmoidGradient\] input 0 \(3,\) and dY \(4,\) must have "
+            r"the same shape",
+        )

@@ -10,6 +10,10 @@ CPU = core.DeviceOption(0)
 
 class TestUnary(hu.HypothesisTestCase):
     def test_softplus_is_stable_for_large_inputs(self):
-        X = np.array([-100., -20., 0., 20., 100.], dtype=np.float32)
-        self.assertReferenceChecks(CPU, core.CreateOperator("Softplus", ["X"], ["Y"]), [X],
-                                   lambda X: [np.logaddexp(0, X).astype(np.float32)])
+        X = np.array([-100.0, -20.0, 0.0, 20.0, 100.0], dtype=np.float32)
+        self.assertReferenceChecks(
+            CPU,
+            core.CreateOperator("Softplus", ["X"], ["Y"]),
+            [X],
+            lambda X: [np.logaddexp(0, X).astype(np.float32)],
+        )

@@ -24,6 +24,11 @@ class TestGradientOps(unittest.TestCase):
 class TestErrors(hu.HypothesisTestCase):
     def test_softsign_gradient_not_in_place(self):
         op = core.CreateOperator("SoftsignGradient", ["X", "dY"], ["dY"])
-        self.assertRunOpRaises(CPU, op, [np.ones(3, np.float32)] * 2, exception=RuntimeError,
-                               regexp=r"^\[SoftsignGradient\] input 1 and output 0 are both .dY., "
-                                      r"but this op cannot run in place")
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [np.ones(3, np.float32)] * 2,
+            exception=RuntimeError,
+            regexp=r"^\[SoftsignGradient\] input 1 and output 0 are both .dY., "
+            r"but this op cannot run in place",
+        )

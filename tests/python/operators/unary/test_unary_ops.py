@@ -16,12 +16,36 @@ import caffe2.python.hypothesis_test_util as hu
 from device_check import check_cpu_gpu, check_gradient_cpu_gpu, gpu, gpu_semantics, needs_gpu
 
 COVERED_CUDA_OPS = [
-    "Relu", "Sigmoid", "Tanh", "Abs", "Softplus", "Softsign", "LeakyRelu", "Elu", "Clip",
-    "ReluGradient", "SigmoidGradient", "TanhGradient", "AbsGradient", "SoftplusGradient",
-    "SoftsignGradient", "LeakyReluGradient", "EluGradient", "ClipGradient", "Exp", "Log", "Sqrt",
-    "Sqr", "Negative", "Scale", "Relu_ENGINE_CUDNN", "ReluGradient_ENGINE_CUDNN",
-    "Sigmoid_ENGINE_CUDNN", "SigmoidGradient_ENGINE_CUDNN", "Tanh_ENGINE_CUDNN",
-    "TanhGradient_ENGINE_CUDNN"
+    "Relu",
+    "Sigmoid",
+    "Tanh",
+    "Abs",
+    "Softplus",
+    "Softsign",
+    "LeakyRelu",
+    "Elu",
+    "Clip",
+    "ReluGradient",
+    "SigmoidGradient",
+    "TanhGradient",
+    "AbsGradient",
+    "SoftplusGradient",
+    "SoftsignGradient",
+    "LeakyReluGradient",
+    "EluGradient",
+    "ClipGradient",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Sqr",
+    "Negative",
+    "Scale",
+    "Relu_ENGINE_CUDNN",
+    "ReluGradient_ENGINE_CUDNN",
+    "Sigmoid_ENGINE_CUDNN",
+    "SigmoidGradient_ENGINE_CUDNN",
+    "Tanh_ENGINE_CUDNN",
+    "TanhGradient_ENGINE_CUDNN",
 ]
 
 CPU = core.DeviceOption(0)
@@ -60,8 +84,19 @@ UNARY = {
 }
 
 # Ops whose gradient reads only Y and dY, so an in-place forward keeps a correct gradient.
-IN_PLACE_GRADIENT = ["Exp", "Negative", "Sigmoid", "Tanh", "Relu", "LeakyRelu", "Elu", "Softplus",
-                     "Clip", "Scale", "Sqrt"]
+IN_PLACE_GRADIENT = [
+    "Exp",
+    "Negative",
+    "Sigmoid",
+    "Tanh",
+    "Relu",
+    "LeakyRelu",
+    "Elu",
+    "Softplus",
+    "Clip",
+    "Scale",
+    "Sqrt",
+]
 
 
 def make_input(op_type, X):
@@ -71,8 +106,11 @@ def make_input(op_type, X):
 
 
 class TestUnary(hu.HypothesisTestCase):
-    @given(op_type=st.sampled_from(sorted(UNARY)), X=hu.tensor(min_dim=1, max_dim=3, max_value=3),
-           in_place=st.booleans())
+    @given(
+        op_type=st.sampled_from(sorted(UNARY)),
+        X=hu.tensor(min_dim=1, max_dim=3, max_value=3),
+        in_place=st.booleans(),
+    )
     @settings(deadline=None, max_examples=30)
     def test_reference_and_gradient(self, op_type, X, in_place):
         kwargs, ref, _, _ = UNARY[op_type]
@@ -89,8 +127,9 @@ class TestUnary(hu.HypothesisTestCase):
             for out in ("Y", "X"):
                 op = core.CreateOperator(op_type, ["X"], [out], **kwargs)
                 self.assertReferenceChecks(CPU, op, [X], lambda X: [ref(X).astype(np.float32)])
-            self.assertGradientChecks(CPU, core.CreateOperator(op_type, ["X"], ["Y"], **kwargs),
-                                      [X], 0, [0])
+            self.assertGradientChecks(
+                CPU, core.CreateOperator(op_type, ["X"], ["Y"], **kwargs), [X], 0, [0]
+            )
 
     def test_double(self):
         X = np.random.RandomState(1).rand(5).astype(np.float64) + 0.5
@@ -100,10 +139,15 @@ class TestUnary(hu.HypothesisTestCase):
 
     def test_negative_and_abs_integers(self):
         X = np.array([[-3, 0, 2]], dtype=np.int32)
-        self.assertReferenceChecks(CPU, core.CreateOperator("Negative", ["X"], ["Y"]), [X],
-                                   lambda X: [-X])
-        self.assertReferenceChecks(CPU, core.CreateOperator("Abs", ["X"], ["Y"]), [X.astype(np.int64)],
-                                   lambda X: [np.abs(X)])
+        self.assertReferenceChecks(
+            CPU, core.CreateOperator("Negative", ["X"], ["Y"]), [X], lambda X: [-X]
+        )
+        self.assertReferenceChecks(
+            CPU,
+            core.CreateOperator("Abs", ["X"], ["Y"]),
+            [X.astype(np.int64)],
+            lambda X: [np.abs(X)],
+        )
 
 
 class TestGradientOps(unittest.TestCase):
@@ -116,18 +160,27 @@ class TestGradientOps(unittest.TestCase):
         self.assertEqual(self.grad("Exp")[0], [("Mul", ["Y", "Y_grad"], ["X_grad"])])
         self.assertEqual(self.grad("Log")[0], [("Div", ["Y_grad", "X"], ["X_grad"])])
         desc, ops = self.grad("Sqrt")
-        self.assertEqual(desc, [("Scale", ["Y_grad"], ["X_grad"]), ("Div", ["X_grad", "Y"], ["X_grad"])])
+        self.assertEqual(
+            desc, [("Scale", ["Y_grad"], ["X_grad"]), ("Div", ["X_grad", "Y"], ["X_grad"])]
+        )
         self.assertEqual(ops[0].arg[0].f, 0.5)
         desc, ops = self.grad("Sqr")
-        self.assertEqual(desc, [("Scale", ["Y_grad"], ["Y_grad"]), ("Mul", ["Y_grad", "X"], ["X_grad"])])
+        self.assertEqual(
+            desc, [("Scale", ["Y_grad"], ["Y_grad"]), ("Mul", ["Y_grad", "X"], ["X_grad"])]
+        )
         self.assertEqual(ops[0].arg[0].f, 2.0)
         self.assertEqual(self.grad("Negative")[0], [("Negative", ["Y_grad"], ["X_grad"])])
         self.assertEqual(self.grad("Abs")[0], [("AbsGradient", ["X", "Y_grad"], ["X_grad"])])
-        self.assertEqual(self.grad("Softsign")[0], [("SoftsignGradient", ["X", "Y_grad"], ["X_grad"])])
+        self.assertEqual(
+            self.grad("Softsign")[0], [("SoftsignGradient", ["X", "Y_grad"], ["X_grad"])]
+        )
         for op_type in ("Sigmoid", "Tanh", "Relu", "LeakyRelu", "Elu", "Softplus", "Clip"):
-            self.assertEqual(self.grad(op_type)[0],
-                             [(op_type + "Gradient", ["Y", "Y_grad"], ["X_grad"])])
-        self.assertEqual(self.grad("Relu", out="X")[0], [("ReluGradient", ["X", "X_grad"], ["X_grad"])])
+            self.assertEqual(
+                self.grad(op_type)[0], [(op_type + "Gradient", ["Y", "Y_grad"], ["X_grad"])]
+            )
+        self.assertEqual(
+            self.grad("Relu", out="X")[0], [("ReluGradient", ["X", "X_grad"], ["X_grad"])]
+        )
         desc, ops = self.grad("Scale", scale=3.0)
         self.assertEqual(desc, [("Scale", ["Y_grad"], ["X_grad"])])
         self.assertEqual(ops[0].arg[0].f, 3.0)
@@ -136,13 +189,23 @@ class TestGradientOps(unittest.TestCase):
 
 
 UNARY_WITH_GRADIENT = {  # op -> (args, input filter)
-    "Relu": ({}, None), "Sigmoid": ({}, None), "Tanh": ({}, None), "Abs": ({}, None),
-    "Softplus": ({}, None), "Softsign": ({}, None), "LeakyRelu": ({"alpha": 0.2}, None),
-    "Elu": ({"alpha": 0.7}, None), "Clip": ({"min": -0.3, "max": 0.4}, None),
+    "Relu": ({}, None),
+    "Sigmoid": ({}, None),
+    "Tanh": ({}, None),
+    "Abs": ({}, None),
+    "Softplus": ({}, None),
+    "Softsign": ({}, None),
+    "LeakyRelu": ({"alpha": 0.2}, None),
+    "Elu": ({"alpha": 0.7}, None),
+    "Clip": ({"min": -0.3, "max": 0.4}, None),
 }
 
 UNARY_FORWARD = {
-    "Exp": None, "Log": np.abs, "Sqrt": np.abs, "Sqr": None, "Negative": None,
+    "Exp": None,
+    "Log": np.abs,
+    "Sqrt": np.abs,
+    "Sqr": None,
+    "Negative": None,
     "Scale": None,
 }
 
@@ -175,18 +238,25 @@ def test_unary_forward(op_type):
         x = prepare(x) + 0.1
     args = {"scale": 2.5} if op_type == "Scale" else {}
     check_cpu_gpu(core.CreateOperator(op_type, ["x"], ["y"], **args), [x], rtol=1e-5, atol=1e-6)
-    check_cpu_gpu(core.CreateOperator(op_type, ["x"], ["y"], **args), [x.astype(np.float64)],
-                  rtol=1e-12, atol=1e-12)
+    check_cpu_gpu(
+        core.CreateOperator(op_type, ["x"], ["y"], **args),
+        [x.astype(np.float64)],
+        rtol=1e-12,
+        atol=1e-12,
+    )
 
 
 @needs_gpu
 @gpu_semantics
-@pytest.mark.parametrize("op_type,reference", [
-    ("Relu", lambda x: np.maximum(x, 0)),
-    ("Sigmoid", lambda x: 1 / (1 + np.exp(-x))),
-    ("Tanh", np.tanh),
-    ("Negative", np.negative),
-])
+@pytest.mark.parametrize(
+    "op_type,reference",
+    [
+        ("Relu", lambda x: np.maximum(x, 0)),
+        ("Sigmoid", lambda x: 1 / (1 + np.exp(-x))),
+        ("Tanh", np.tanh),
+        ("Negative", np.negative),
+    ],
+)
 def test_float16_unary_matches_numpy(op_type, reference):
     """The CPU ops take float types only: float16 on the GPU is checked against numpy."""
     x = np.random.RandomState(8).randn(257).astype(np.float16)
@@ -195,8 +265,9 @@ def test_float16_unary_matches_numpy(op_type, reference):
     workspace.RunOperatorOnce(core.CreateOperator(op_type, ["x"], ["y"], device_option=gpu()))
     y = workspace.FetchBlob("y")
     assert y.dtype == np.float16
-    np.testing.assert_allclose(y.astype(np.float32), reference(x.astype(np.float32)),
-                               rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(
+        y.astype(np.float32), reference(x.astype(np.float32)), rtol=2e-3, atol=2e-3
+    )
 
 
 ACTIVATIONS = ["Relu", "Sigmoid", "Tanh"]
@@ -224,7 +295,9 @@ def test_activation_matches_cpu(kind, shape):
 def test_activation_in_place(kind):
     rng = np.random.RandomState(3)
     x = activation_input(kind, (4, 5), 3)
-    check_cpu_gpu(core.CreateOperator(kind, ["X"], ["X"], engine="CUDNN"), [x], rtol=1e-5, atol=1e-6)
+    check_cpu_gpu(
+        core.CreateOperator(kind, ["X"], ["X"], engine="CUDNN"), [x], rtol=1e-5, atol=1e-6
+    )
     y = rng.uniform(0.1, 0.9, (4, 5)).astype(np.float32)
     dy = rng.randn(4, 5).astype(np.float32)
     op = core.CreateOperator(kind + "Gradient", ["Y", "dY"], ["dY"], engine="CUDNN")
@@ -234,7 +307,9 @@ def test_activation_in_place(kind):
 @needs_gpu
 @pytest.mark.parametrize("kind", ACTIVATIONS)
 def test_empty_activation(kind):
-    check_cpu_gpu(core.CreateOperator(kind, ["X"], ["Y"], engine="CUDNN"), [np.zeros((0, 3), np.float32)])
+    check_cpu_gpu(
+        core.CreateOperator(kind, ["X"], ["Y"], engine="CUDNN"), [np.zeros((0, 3), np.float32)]
+    )
 
 
 @needs_gpu
@@ -248,7 +323,9 @@ def test_float16(kind):
     expected = workspace.FetchBlob("Y")
     workspace.ResetWorkspace()
     workspace.FeedBlob("X", x, gpu())
-    workspace.RunOperatorOnce(core.CreateOperator(kind, ["X"], ["Y"], engine="CUDNN", device_option=gpu()))
+    workspace.RunOperatorOnce(
+        core.CreateOperator(kind, ["X"], ["Y"], engine="CUDNN", device_option=gpu())
+    )
     y = workspace.FetchBlob("Y")
     assert y.dtype == np.float16
     np.testing.assert_allclose(y.astype(np.float32), expected, rtol=2e-3, atol=2e-3)

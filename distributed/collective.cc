@@ -2,6 +2,7 @@
 
 #include "core/argument.h"
 #include "distributed/op_helpers.h"
+#include "distributed/store/store_handler.h"
 
 namespace caffe2 {
 
@@ -30,6 +31,18 @@ std::string CollectiveOp::What() const {
   const std::string& label =
       !def.name().empty() ? def.name() : (def.output_size() ? def.output(0) : "");
   return op_.type() + " '" + label + "'";
+}
+
+std::exception_ptr RendezvousWireFailure(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const StoreHandlerTimeoutException&) {
+    return error;
+  } catch (const CollectiveIoError&) {
+    return error;
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 }  // namespace caffe2

@@ -1,5 +1,6 @@
-// The frame every communication op keeps, whatever its engine (ops spec §3.5). The GLOO ops
-// (gloo/collective_op.h) and the NCCL ones (nccl/nccl_collective_op.h) implement it:
+// The frame every communication op keeps, whatever its engine (ops spec §3.5). The collectives of
+// both engines implement it (their bases gloo/collective_op.h and nccl/nccl_collective_op.h), and
+// so do the ops that make a common world (gloo/common_world_ops_gloo.cc, nccl/...nccl.cc):
 //
 // - Input 0 is a common world of the op's engine (CreateCommonWorld / CloneCommonWorld).
 // - `status_blob` (string, ""): when set, the blob is created with the op; a failure on the wire
@@ -55,5 +56,9 @@ class CollectiveOp {
   Workspace* ws_;
   std::string status_blob_;
 };
+
+// The WireFailure of the ops that make a common world (CreateCommonWorld, CloneCommonWorld, every
+// engine): a store that timed out (StoreHandlerTimeoutException) or a CollectiveIoError.
+std::exception_ptr RendezvousWireFailure(std::exception_ptr error);
 
 }  // namespace caffe2

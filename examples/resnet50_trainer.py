@@ -22,31 +22,44 @@ Checkpoints (`<file_store_path>/<save_model_name>_<epoch>.mdl`) are written by s
 temporary name and renamed into place; resuming restores the iteration counter, the parameters and
 the optimizer state (momenta), moves every shard's reader past the records the interrupted run
 consumed (DBReaderSkip), and carries on with the epoch after the saved one.
+
+This script holds the training loop; its flags, model and checkpoints are in the sibling modules
+resnet50_trainer_args, resnet50_trainer_model and resnet50_trainer_checkpoint, whose names it
+re-exports.
 """
-import argparse
-import glob
 import logging
 import os
 import time
 
 import numpy as np
 
-from caffe2.proto import caffe2_pb2
 from caffe2.python import (
-    brew,
     core,
     data_parallel_model,
     dyndep,
     experiment_util,
-    optimizer,
+    model_helper,
     timeout_guard,
     workspace,
 )
-from caffe2.python import model_helper
-from caffe2.python import predictor_exporter as pred_exp
-from caffe2.python import predictor_py_utils as pred_utils
-from caffe2.python.models import resnet
-from caffe2.python.predictor_constants import predictor_constants
+
+# The parts of the trainer, by purpose; their names are re-exported here (tests and tools import
+# them from resnet50_trainer).
+from resnet50_trainer_args import build_parser, check_args, str2bool  # noqa: F401
+from resnet50_trainer_checkpoint import (  # noqa: F401
+    load_model,
+    remove_stale_partial_saves,
+    save_model,
+    save_params_npz,
+)
+from resnet50_trainer_model import (  # noqa: F401
+    add_image_input,
+    add_null_input,
+    build_forward,
+    build_optimizer,
+    create_small_resnet,
+    learning_rate_args,
+)
 
 dyndep.InitOpsLibrary("@/caffe2/caffe2/distributed:file_store_handler_ops")
 dyndep.InitOpsLibrary("@/caffe2/caffe2/distributed:redis_store_handler_ops")
@@ -54,194 +67,6 @@ dyndep.InitOpsLibrary("@/caffe2/caffe2/distributed:redis_store_handler_ops")
 logging.basicConfig()
 log = logging.getLogger("resnet50_trainer")
 log.setLevel(logging.DEBUG)
-
-
-def str2bool(text):
-    """Upstream used type=bool; "0", "false", "no", "off" and "" now mean False."""
-    return str(text).strip().lower() not in ("0", "false", "no", "off", "")
-
-
-# ---- the model ----------------------------------------------------------------------------------
-
-
-def add_image_input(model, reader, batch_size, img_size, dtype, is_test, args):
-    data, label = brew.image_input(
-        model,
-        reader,
-        ["data", "label"],
-        batch_size=batch_size,
-        output_type=dtype,
-        use_gpu_transform=(model._device_type == caffe2_pb2.CUDA),
-        use_caffe_datum=True,
-        mean=128.0,
-        std=128.0,
-        scale=args.scale,
-        crop=img_size,
-        mirror=1,
-        is_test=is_test,
-        color=1 if args.num_channels == 3 else 0,
-    )
-    model.StopGradient(data, data)
-
-
-def add_null_input(model, batch_size, img_size, args):
-    model.param_init_net.GaussianFill(
-        [], ["data"], shape=[batch_size, args.num_channels, img_size, img_size]
-    )
-    # A fixed seed (upstream drew a new batch per process): every run, and a resumed one, trains on
-    # the same synthetic batch, so runs can be compared bit for bit.
-    model.param_init_net.Proto().op[-1].device_option.random_seed = 1234
-    model.param_init_net.ConstantFill(
-        [], ["label"], shape=[batch_size], value=1, dtype=core.DataType.INT32
-    )
-
-
-def create_small_resnet(model, data, num_input_channels, num_labels, num_blocks, is_test):
-    """The CIFAR-style ResNet (6n+2 layers, 16/32/64 channels) ending in the FC logits."""
-    brew.conv(model, data, "conv1", num_input_channels, 16, kernel=3, stride=1, pad=1, no_bias=1)
-    brew.spatial_bn(model, "conv1", "conv1_spatbn", 16, epsilon=1e-3, momentum=0.9, is_test=is_test)
-    brew.relu(model, "conv1_spatbn", "relu1")
-    builder = resnet.ResNetBuilder(model, "relu1", no_bias=1, is_test=is_test)
-    prev = 16
-    for group, width in enumerate([16, 32, 64]):
-        for block in range(num_blocks):
-            builder.add_simple_block(
-                prev if block == 0 else width, width, down_sampling=(block == 0 and group > 0)
-            )
-        prev = width
-    brew.average_pool(model, builder.prev_blob, "final_avg", kernel=1, global_pooling=True)
-    return brew.fc(model, "final_avg", "last_out_L{}".format(num_labels), 64, num_labels)
-
-
-def build_forward(model, loss_scale, args, is_test):
-    with brew.arg_scope(
-        [brew.conv, brew.fc],
-        WeightInitializer=None,
-        BiasInitializer=None,
-        enable_tensor_core=args.enable_tensor_core,
-        float16_compute=args.float16_compute,
-    ):
-        if args.model == "resnet50":
-            pred = resnet.create_resnet50(
-                model,
-                "data",
-                num_input_channels=args.num_channels,
-                num_labels=args.num_labels,
-                no_bias=True,
-                no_loss=True,
-                is_test=is_test,
-            )
-        else:
-            pred = create_small_resnet(
-                model, "data", args.num_channels, args.num_labels, args.resnet_blocks, is_test
-            )
-    if args.dtype == "float16":
-        pred = model.net.HalfToFloat(pred, pred + "_fp32")
-    softmax, loss = model.SoftmaxWithLoss([pred, "label"], ["softmax", "loss"])
-    loss = model.Scale(loss, scale=loss_scale)
-    brew.accuracy(model, [softmax, "label"], "accuracy")
-    return [loss]
-
-
-def learning_rate_args(args, epoch_iters):
-    base = args.base_learning_rate * (args.num_shards if args.lr_linear_scaling else 1)
-    stepsize = max(1, int(args.lr_step_epochs * epoch_iters))
-    if args.lr_warmup_epochs > 0:
-        warmup = max(1, int(args.lr_warmup_epochs * epoch_iters))
-        return base, dict(
-            policy="composite",
-            sub_policy_num_iters=[warmup, 1],
-            sub_policy_0_policy="linearWarmup",
-            sub_policy_0_start_multiplier=args.lr_warmup_start,
-            sub_policy_0_num_iter=warmup,
-            sub_policy_1_policy="step",
-            sub_policy_1_stepsize=stepsize,
-            sub_policy_1_gamma=0.1,
-        )
-    return base, dict(policy="step", stepsize=stepsize, gamma=0.1)
-
-
-def build_optimizer(model, args, epoch_iters):
-    base, lr_args = learning_rate_args(args, epoch_iters)
-    if args.float16_compute:
-        return optimizer.build_fp16_sgd(
-            model,
-            base,
-            momentum=0.9,
-            nesterov=1,
-            weight_decay=args.weight_decay,
-            dynamic_loss_scale=args.dynamic_loss_scale,
-            **lr_args
-        )
-    assert not args.dynamic_loss_scale, "--dynamic_loss_scale needs --float16_compute"
-    optimizer.add_weight_decay(model, args.weight_decay)
-    return optimizer.build_multi_precision_sgd(model, base, momentum=0.9, nesterov=1, **lr_args)
-
-
-# ---- checkpoints --------------------------------------------------------------------------------
-
-
-def save_model(args, model, epoch):
-    """Shard 0 writes <file_store_path>/<save_model_name>_<epoch>.mdl atomically."""
-    prefix = "{}_{}".format(model._device_prefix, model._devices[0])
-    inputs = {prefix + "/data", prefix + "/label"}  # made by a null input's init ops: not state
-    meta = pred_exp.PredictorExportMeta(
-        predict_net=model.net.Proto(),
-        parameters=[
-            p for p in data_parallel_model.GetCheckpointParams(model) if str(p) not in inputs
-        ],
-        inputs=[prefix + "/data"],
-        outputs=[prefix + "/softmax"],
-        shapes={
-            prefix + "/softmax": (1, args.num_labels),
-            prefix + "/data": (args.num_channels, args.image_size, args.image_size),
-        },
-    )
-    final = os.path.join(args.file_store_path, "{}_{}.mdl".format(args.save_model_name, epoch))
-    remove_stale_partial_saves(args)
-    temp = final + ".tmp{}".format(os.getpid())
-    pred_exp.save_to_db(db_type="minidb", db_destination=temp, predictor_export_meta=meta)
-    os.replace(temp, final)
-    log.info("Saved checkpoint %s", final)
-    previous = os.path.join(
-        args.file_store_path, "{}_{}.mdl".format(args.save_model_name, epoch - 1)
-    )
-    if os.path.exists(previous):
-        os.remove(previous)
-
-
-def remove_stale_partial_saves(args):
-    """Removes the partial files (<name>_<epoch>.mdl.tmp<pid>) of saves whose process died."""
-    pattern = os.path.join(
-        args.file_store_path, "{}_*.mdl.tmp*".format(glob.escape(args.save_model_name))
-    )
-    for path in glob.glob(pattern):
-        pid = path.rsplit(".tmp", 1)[1]
-        if pid.isdigit() and not os.path.exists("/proc/{}".format(pid)):
-            log.info("Removing %s, left by a save that was interrupted", path)
-            try:
-                os.remove(path)
-            except FileNotFoundError:
-                pass
-
-
-def load_model(args, model):
-    """Restores the parameters, optimizer state and iteration counter; returns the next epoch."""
-    path = args.load_model_path
-    log.info("Loading checkpoint %s", path)
-    meta_net_def = pred_exp.load_from_db(path, "minidb")
-    device = core.DeviceOption(model._device_type, model._devices[0])
-    # Only the global init net (it loads the saved blobs): the predict init net would refill the
-    # inputs with the export's per-image shapes, which a --train_data null run never refills.
-    with core.DeviceScope(device):
-        workspace.RunNetOnce(
-            pred_utils.GetNet(meta_net_def, predictor_constants.GLOBAL_INIT_NET_TYPE)
-        )
-    itr = workspace.FetchBlob("optimizer_iteration")
-    workspace.FeedBlob("optimizer_iteration", itr, device_option=core.DeviceOption(caffe2_pb2.CPU))
-    data_parallel_model.FinalizeAfterCheckpoint(model)
-    stem = os.path.basename(path)[: -len(".mdl")]
-    return int(stem.rsplit("_", 1)[1]) + 1, int(itr.reshape(-1)[0])
 
 
 # ---- training -----------------------------------------------------------------------------------
@@ -501,204 +326,6 @@ def Train(args):
     if test_model is not None:
         print("Final test accuracy: {:.4f}".format(test_accuracy))
     return test_accuracy
-
-
-def save_params_npz(path, model):
-    """Writes the parameters of the first device and their optimizer state (momentum) to an .npz,
-    by unprefixed name, so that runs and shards can be compared."""
-    prefix = "{}_{}/".format(model._device_prefix, model._devices[0])
-    names = [str(p) for p in model.GetAllParams(prefix)]
-    names += [n + "_momentum" for n in names if workspace.HasBlob(n + "_momentum")]
-    np.savez(path, **{n[len(prefix) :]: workspace.FetchBlob(n) for n in names})
-    log.info("Wrote %d parameters to %s", len(names), path)
-
-
-def build_parser():
-    parser = argparse.ArgumentParser(description="Caffe2: data-parallel ResNet training")
-    parser.add_argument(
-        "--train_data",
-        type=str,
-        default=None,
-        required=True,
-        help="Path to training data (or 'null' to simulate)",
-    )
-    parser.add_argument("--test_data", type=str, default=None, help="Path to test data")
-    parser.add_argument("--db_type", type=str, default="lmdb", help="Database type (lmdb, ...)")
-    parser.add_argument("--gpus", type=str, help="Comma separated list of device ids")
-    parser.add_argument("--num_gpus", type=int, default=1, help="Number of devices (0..n-1)")
-    parser.add_argument(
-        "--model_parallel",
-        type=str2bool,
-        default=False,
-        help="Split the model across devices (not supported on CPU)",
-    )
-    parser.add_argument("--num_channels", type=int, default=3, help="Number of color channels")
-    parser.add_argument("--image_size", type=int, default=227, help="Input image size (crop)")
-    parser.add_argument("--num_labels", type=int, default=1000, help="Number of labels")
-    parser.add_argument("--batch_size", type=int, default=32, help="Batch size, total over devices")
-    parser.add_argument(
-        "--epoch_size", type=int, default=1500000, help="Images per epoch, over all machines"
-    )
-    parser.add_argument("--num_epochs", type=int, default=1000, help="Number of epochs")
-    parser.add_argument("--base_learning_rate", type=float, default=0.1, help="Initial LR")
-    parser.add_argument("--weight_decay", type=float, default=1e-4, help="Weight decay (L2)")
-    parser.add_argument(
-        "--cudnn_workspace_limit_mb", type=int, default=64, help="cuDNN workspace limit in MB"
-    )
-    parser.add_argument("--num_shards", type=int, default=1, help="Number of machines")
-    parser.add_argument("--shard_id", type=int, default=0, help="This machine's shard id")
-    parser.add_argument("--run_id", type=str, help="Unique run identifier (e.g. uuid)")
-    parser.add_argument("--redis_host", type=str, help="Host of the Redis server (rendezvous)")
-    parser.add_argument("--redis_port", type=int, default=6379, help="Port of the Redis server")
-    parser.add_argument(
-        "--file_store_path",
-        type=str,
-        default="/tmp",
-        help="Rendezvous directory (shared by all shards) and model directory",
-    )
-    parser.add_argument(
-        "--save_model_name",
-        type=str,
-        default="resnet50_model",
-        help="Save the trained model to this name",
-    )
-    parser.add_argument(
-        "--load_model_path",
-        type=str,
-        default=None,
-        help="Load a checkpoint (<name>_<epoch>.mdl) and resume",
-    )
-    parser.add_argument("--use_cpu", type=str2bool, default=False, help="Use CPU devices")
-    parser.add_argument(
-        "--dtype",
-        default="float",
-        choices=["float", "float16"],
-        help="Data type for parameters and compute",
-    )
-    parser.add_argument("--float16_compute", action="store_true", help="fp16 compute and SGD")
-    parser.add_argument(
-        "--dynamic_loss_scale",
-        action="store_true",
-        help="with --float16_compute: scale the loss gradient dynamically and "
-        "skip steps with Inf/NaN gradients (beyond upstream)",
-    )
-    parser.add_argument("--enable_tensor_core", action="store_true", help="Use tensor cores")
-    parser.add_argument(
-        "--distributed_transport",
-        type=str,
-        default="tcp",
-        help="Transport for the collectives (tcp or ibverbs)",
-    )
-    parser.add_argument(
-        "--distributed_interfaces",
-        type=str,
-        default="",
-        help="Network interfaces for the collectives (comma separated)",
-    )
-    # beyond upstream
-    parser.add_argument(
-        "--model",
-        choices=["resnet50", "resnet"],
-        default="resnet50",
-        help="resnet50, or the CIFAR-style 6n+2-layer ResNet for small images",
-    )
-    parser.add_argument(
-        "--resnet_blocks", type=int, default=3, help="n of the 6n+2-layer ResNet (3: ResNet-20)"
-    )
-    parser.add_argument(
-        "--scale",
-        type=int,
-        default=256,
-        help="Resize the shorter image side to this before cropping",
-    )
-    parser.add_argument(
-        "--lr_warmup_epochs",
-        type=float,
-        default=0.0,
-        help="Ramp the learning rate up linearly over this many epochs",
-    )
-    parser.add_argument(
-        "--lr_warmup_start",
-        type=float,
-        default=0.1,
-        help="Learning rate multiplier at the start of the warmup",
-    )
-    parser.add_argument(
-        "--lr_step_epochs",
-        type=float,
-        default=30,
-        help="Multiply the learning rate by 0.1 every this many epochs",
-    )
-    parser.add_argument(
-        "--lr_linear_scaling",
-        action="store_true",
-        help="Multiply the base learning rate by the number of shards",
-    )
-    parser.add_argument(
-        "--bucket_size_mb",
-        type=float,
-        default=0.0,
-        help="Fuse small gradients into all-reduce buckets of this size (0: off)",
-    )
-    parser.add_argument("--num_test_iters", type=int, default=100, help="Test batches per epoch")
-    parser.add_argument(
-        "--exhaustive_search",
-        action="store_true",
-        help="Time the convolution algorithms (cuDNN, oneDNN) on the first call of "
-        "each shape instead of following fixed rules; see --autotune_cache",
-    )
-    parser.add_argument(
-        "--autotune_cache",
-        type=str,
-        default=None,
-        help="File of timed algorithm choices, read and appended to, so that other "
-        "shards and later runs make the same choices",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="Seed of the initial parameters' random fills (default: a new one per run)",
-    )
-    parser.add_argument(
-        "--params_npz",
-        type=str,
-        default=None,
-        help="After training, write the parameters and momenta to this .npz "
-        "({shard_id} is replaced)",
-    )
-    parser.add_argument("--run_name", type=str, default=None, help="Name of the CSV log")
-    parser.add_argument("--log_dir", type=str, default=".", help="Directory of the CSV log")
-    return parser
-
-
-def check_args(parser, args):
-    """Refuses values that make no sense, naming the flag (argparse only checks the types)."""
-    positive = [
-        "num_shards",
-        "num_gpus",
-        "batch_size",
-        "epoch_size",
-        "num_epochs",
-        "image_size",
-        "num_labels",
-        "num_channels",
-        "num_test_iters",
-        "scale",
-    ]
-    for name in positive:
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            parser.error("--{} must be at least 1, got {}".format(name, value))
-    if not 0 <= args.shard_id < args.num_shards:
-        parser.error(
-            "--shard_id must be in [0, --num_shards) = [0, {}), got {}".format(
-                args.num_shards, args.shard_id
-            )
-        )
-    for name in ["base_learning_rate", "weight_decay", "bucket_size_mb", "lr_warmup_epochs"]:
-        if getattr(args, name) < 0:
-            parser.error("--{} must be >= 0, got {}".format(name, getattr(args, name)))
 
 
 def main(argv=None):

@@ -10,21 +10,21 @@
 #include <gloo/context.h>
 
 #include "core/operator.h"
-#include "distributed/op_helpers.h"
 #include "core/workspace.h"
+#include "distributed/collective.h"
 #include "distributed/gloo/collective_op.h"
 #include "distributed/gloo/common_world.h"
-#include "distributed/collective.h"
 #include "distributed/gloo/mpi_rendezvous.h"
+#include "distributed/op_helpers.h"
 
 namespace caffe2 {
 namespace {
 
-class CreateCommonWorldOp final : public OperatorBase {
+class CreateCommonWorldOp final : public OperatorBase, public CollectiveOp {
  public:
   CreateCommonWorldOp(const OperatorDef& def, Workspace* ws)
       : OperatorBase(def, ws),
-        status_blob_(GetSingleArgument<std::string>("status_blob", "")),
+        CollectiveOp(*this, ws),
         mpi_(GetSingleArgument<bool>("mpi_rendezvous", false)) {
     C2_ENFORCE(def.has_name(),
                "needs a name: it is the rendezvous namespace, and every shard must "
@@ -52,64 +52,52 @@ class CreateCommonWorldOp final : public OperatorBase {
                  "in [0, size) = [0, ",
                  options_.size, "), got ", options_.rank);
     }
-    if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
   }
 
  protected:
-  bool RunOnDevice() override {
-    try {
-      CommonWorldPtr world;
-      if (mpi_) {
-        world = CreateCommonWorldWithMpi(options_);
-      } else {
-        const StoreHandlerPtr& store = StoreHandlerInput(*this, 0);
-        world = CreateCommonWorldOnStore(store, options_);
-      }
-      OutputBlob(0)->Reset(new CommonWorldPtr(std::move(world)));
-      return true;
-    } catch (const StoreHandlerTimeoutException&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
-    } catch (const CollectiveIoError&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
+  bool RunOnDevice() override { return RunReportingWireFailures(); }
+  void RunCollective() override {
+    CommonWorldPtr world;
+    if (mpi_) {
+      world = CreateCommonWorldWithMpi(options_);
+    } else {
+      const StoreHandlerPtr& store = StoreHandlerInput(*this, 0);
+      world = CreateCommonWorldOnStore(store, options_);
     }
+    OutputBlob(0)->Reset(new CommonWorldPtr(std::move(world)));
+  }
+  std::exception_ptr WireFailure(std::exception_ptr error) override {
+    return RendezvousWireFailure(error);
   }
 
  private:
-  std::string status_blob_;
   bool mpi_;
   CommonWorldOptions options_;
 };
 
-class CloneCommonWorldOp final : public OperatorBase {
+class CloneCommonWorldOp final : public OperatorBase, public CollectiveOp {
  public:
   CloneCommonWorldOp(const OperatorDef& def, Workspace* ws)
       : OperatorBase(def, ws),
-        status_blob_(GetSingleArgument<std::string>("status_blob", "")),
-        sync_(GetSingleArgument<bool>("sync", false)) {
-    if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
-  }
+        CollectiveOp(*this, ws),
+        sync_(GetSingleArgument<bool>("sync", false)) {}
 
  protected:
-  bool RunOnDevice() override {
+  bool RunOnDevice() override { return RunReportingWireFailures(); }
+  std::exception_ptr WireFailure(std::exception_ptr error) override {
+    return RendezvousWireFailure(error);
+  }
+  void RunCollective() override {
     const Blob& blob = InputBlob(0);
     C2_ENFORCE(blob.IsType<CommonWorldPtr>() && blob.Get<CommonWorldPtr>(), "input 0 ('",
                debug_def().input(0), "') must be a common world, but holds ", blob.TypeName());
     const std::string& name =
         debug_def().name().empty() ? debug_def().output(0) : debug_def().name();
-    try {
-      OutputBlob(0)->Reset(
-          new CommonWorldPtr(CloneCommonWorld(*blob.Get<CommonWorldPtr>(), name, sync_)));
-      return true;
-    } catch (const CollectiveIoError&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
-    }
+    OutputBlob(0)->Reset(
+        new CommonWorldPtr(CloneCommonWorld(*blob.Get<CommonWorldPtr>(), name, sync_)));
   }
 
  private:
-  std::string status_blob_;
   bool sync_;
 };
 

@@ -14,20 +14,20 @@
 //     communicators are destroyed when no other blob holds it). CPU and CUDA.
 #include "core/cuda/cuda_context.h"
 #include "core/operator.h"
-#include "distributed/op_helpers.h"
 #include "core/workspace.h"
+#include "distributed/collective.h"
 #include "distributed/nccl/nccl_collective_op.h"
 #include "distributed/nccl/nccl_error.h"
 #include "distributed/nccl/nccl_world.h"
+#include "distributed/op_helpers.h"
 
 namespace caffe2 {
 namespace {
 
-class NcclCreateCommonWorldOp final : public Operator<CUDAContext> {
+class NcclCreateCommonWorldOp final : public Operator<CUDAContext>, public CollectiveOp {
  public:
   NcclCreateCommonWorldOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CUDAContext>(def, ws),
-        status_blob_(GetSingleArgument<std::string>("status_blob", "")) {
+      : Operator<CUDAContext>(def, ws), CollectiveOp(*this, ws) {
     C2_ENFORCE(def.has_name(),
                "needs a name: it is the rendezvous namespace, and every shard must "
                "give its CreateCommonWorld ops the same names in the same order");
@@ -50,61 +50,43 @@ class NcclCreateCommonWorldOp final : public Operator<CUDAContext> {
                "[0, size) = [0, ",
                options_.size, "), got ", options_.rank);
     C2_ENFORCE(!options_.gpus.empty(), "argument 'gpus' lists no GPU");
-    if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
   }
 
  protected:
-  bool RunOnDevice() override {
+  bool RunOnDevice() override { return RunReportingWireFailures(); }
+  void RunCollective() override {
     const StoreHandlerPtr& store = StoreHandlerInput(*this, 0);
-    try {
-      NcclWorldPtr world = NcclWorld::Create(store, options_);
-      OutputBlob(0)->Reset(new NcclWorldPtr(std::move(world)));
-      return true;
-    } catch (const StoreHandlerTimeoutException&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
-    } catch (const NcclError&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
-    }
+    NcclWorldPtr world = NcclWorld::Create(store, options_);
+    OutputBlob(0)->Reset(new NcclWorldPtr(std::move(world)));
+  }
+  std::exception_ptr WireFailure(std::exception_ptr error) override {
+    return RendezvousWireFailure(error);
   }
 
  private:
-  std::string status_blob_;
   NcclWorldOptions options_;
 };
 
-class NcclCloneCommonWorldOp final : public Operator<CUDAContext> {
+class NcclCloneCommonWorldOp final : public Operator<CUDAContext>, public CollectiveOp {
  public:
   NcclCloneCommonWorldOp(const OperatorDef& def, Workspace* ws)
-      : Operator<CUDAContext>(def, ws),
-        status_blob_(GetSingleArgument<std::string>("status_blob", "")) {
-    if (!status_blob_.empty()) ws->CreateBlob(status_blob_);
-  }
+      : Operator<CUDAContext>(def, ws), CollectiveOp(*this, ws) {}
 
  protected:
-  bool RunOnDevice() override {
+  bool RunOnDevice() override { return RunReportingWireFailures(); }
+  std::exception_ptr WireFailure(std::exception_ptr error) override {
+    return RendezvousWireFailure(error);
+  }
+  void RunCollective() override {
     const Blob& blob = InputBlob(0);
     C2_ENFORCE(blob.IsType<NcclWorldPtr>() && blob.Get<NcclWorldPtr>(), "input 0 ('",
                debug_def().input(0), "') must be an NCCL common world (engine NCCL), but holds ",
                blob.TypeName());
     const std::string& name =
         debug_def().name().empty() ? debug_def().output(0) : debug_def().name();
-    try {
-      NcclWorldPtr clone = blob.Get<NcclWorldPtr>()->Clone(name);
-      OutputBlob(0)->Reset(new NcclWorldPtr(std::move(clone)));
-      return true;
-    } catch (const StoreHandlerTimeoutException&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
-    } catch (const NcclError&) {
-      WriteStatusBlob(workspace(), status_blob_, 1);
-      throw;
-    }
+    NcclWorldPtr clone = blob.Get<NcclWorldPtr>()->Clone(name);
+    OutputBlob(0)->Reset(new NcclWorldPtr(std::move(clone)));
   }
-
- private:
-  std::string status_blob_;
 };
 
 class NcclDestroyCommonWorldOp final : public OperatorBase {

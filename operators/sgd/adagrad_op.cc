@@ -61,12 +61,7 @@ class SparseAdagradOp final : public AdagradBase {
     const Tensor& param = Input(0);
     const Tensor& grad = Input(3);
     CheckFloat(grad, "grad");
-    CheckSparseParam(param);
-    if (kRowWise) {
-      CheckRowWiseMoment(Input(1), "moment", param);
-    } else {
-      CheckSameShape(param, "param", Input(1), "moment");
-    }
+    CheckSparseState(param, Input(1), "moment", kRowWise);
     const int64_t block = param.size_from_dim(1);
     const std::vector<int64_t> rows = SparseRows(Input(2), param.dim(0));
     CheckSparseGrad(grad, static_cast<int64_t>(rows.size()), block);

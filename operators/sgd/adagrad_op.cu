@@ -80,12 +80,7 @@ class CudaSparseAdagradOp final : public Operator<CUDAContext> {
     const Tensor& param = Input(0);
     const Tensor& grad = Input(3);
     CheckFloat(grad, "grad");
-    CheckSparseParam(param);
-    if (kRowWise) {
-      CheckRowWiseMoment(Input(1), "moment", param);
-    } else {
-      CheckSameShape(param, "param", Input(1), "moment");
-    }
+    CheckSparseState(param, Input(1), "moment", kRowWise);
     const int64_t block = param.size_from_dim(1);
     const int64_t rows = param.dim(0);
     sorted_.Sort(Input(2), rows, device(), context_.stream());

@@ -74,12 +74,7 @@ class SparseAdamOp final : public AdamBase {
     const Tensor& grad = Input(4);
     CheckFloat(grad, "grad");
     CheckSameShape(param, "param", Input(1), "m1");
-    CheckSparseParam(param);
-    if (kRowWise) {
-      CheckRowWiseMoment(Input(2), "m2", param);
-    } else {
-      CheckSameShape(param, "param", Input(2), "m2");
-    }
+    CheckSparseState(param, Input(2), "m2", kRowWise);
     const int64_t block = param.size_from_dim(1);
     const std::vector<int64_t> rows = SparseRows(Input(3), param.dim(0));
     CheckSparseGrad(grad, static_cast<int64_t>(rows.size()), block);

@@ -97,12 +97,7 @@ class CudaSparseAdamOp final : public Operator<CUDAContext> {
     const Tensor& grad = Input(4);
     CheckFloat(grad, "grad");
     CheckSameShape(param, "param", Input(1), "m1");
-    CheckSparseParam(param);
-    if (kRowWise) {
-      CheckRowWiseMoment(Input(2), "m2", param);
-    } else {
-      CheckSameShape(param, "param", Input(2), "m2");
-    }
+    CheckSparseState(param, Input(2), "m2", kRowWise);
     const int64_t block = param.size_from_dim(1);
     const int64_t rows = param.dim(0);
     sorted_.Sort(Input(3), rows, device(), context_.stream());

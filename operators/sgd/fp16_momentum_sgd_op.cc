@@ -68,14 +68,8 @@ class MomentumSGDWithDecayOp final : public Operator<CPUContext> {
       const float pi = ToFloat(p[i]);
       const float gi = ToFloat(g[i]) + weight_decay_ * pi;
       const float mi = ToFloat(m[i]);
-      float step, mnew;
-      if (nesterov_) {
-        mnew = momentum_ * mi + lr * gi;
-        step = (1 + momentum_) * mnew - momentum_ * mi;
-      } else {
-        step = lr * gi + momentum_ * mi;
-        mnew = step;
-      }
+      float mnew;
+      const float step = MomentumUpdate(gi, mi, lr, momentum_, nesterov_, &mnew);
       ngd[i] = FromFloat<T>(step);
       nmd[i] = FromFloat<T>(mnew);
       npd[i] = FromFloat<T>(pi - step);

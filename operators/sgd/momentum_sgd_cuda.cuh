@@ -33,14 +33,8 @@ __global__ void MomentumKernel(int64_t n, const T* g, const T* m, const float* l
     const float pi = p ? ToCompute(p[i]) : 0.f;
     const float gi = ToCompute(g[i]) + weight_decay * pi;
     const float mi = ToCompute(m[i]);
-    float step, mnew;
-    if (nesterov) {
-      mnew = momentum * mi + rate * gi;
-      step = (1 + momentum) * mnew - momentum * mi;
-    } else {
-      step = rate * gi + momentum * mi;
-      mnew = step;
-    }
+    float mnew;
+    const float step = MomentumUpdate(gi, mi, rate, momentum, nesterov, &mnew);
     ng[i] = FromCompute<T>(step);
     nm[i] = FromCompute<T>(mnew);
     if (np) np[i] = FromCompute<T>(pi - step);

@@ -19,18 +19,12 @@ namespace {
 inline void MomentumStep(int64_t n, const float* g, const float* m, float lr, float momentum,
                          bool nesterov, float* ng, float* nm, const float* p, float* np) {
   for (int64_t i = 0; i < n; ++i) {
-    const float gi = g[i], mi = m[i];
-    float step;
-    if (nesterov) {
-      const float mnew = momentum * mi + lr * gi;
-      step = (1 + momentum) * mnew - momentum * mi;
-      nm[i] = mnew;
-    } else {
-      step = lr * gi + momentum * mi;
-      nm[i] = step;
-    }
+    const float pi = p ? p[i] : 0.f;  // read before any write: outputs may alias inputs
+    float mnew;
+    const float step = MomentumUpdate(g[i], m[i], lr, momentum, nesterov, &mnew);
+    nm[i] = mnew;
     ng[i] = step;
-    if (np) np[i] = p[i] - step;
+    if (np) np[i] = pi - step;
   }
 }
 
@@ -94,11 +88,7 @@ class SparseMomentumSGDUpdateOp final : public Operator<CPUContext> {
     const Tensor& moment = Input(1);
     const float lr = LearningRateValue(Input(2));
     const Tensor& param = Input(3);
-    CheckFloat(grad, "grad");
-    CheckFloat(moment, "moment");
-    CheckFloat(param, "param");
-    CheckSameShape(moment, "moment", param, "param");
-    CheckSparseParam(param);
+    CheckSparseMomentumInputs(grad, moment, param);
     const int64_t block = param.size_from_dim(1);
     const std::vector<int64_t> rows = SparseRows(Input(4), param.dim(0));
     CheckSparseGrad(grad, static_cast<int64_t>(rows.size()), block);

@@ -48,11 +48,7 @@ class CudaSparseMomentumSGDUpdateOp final : public Operator<CUDAContext> {
     const Tensor& moment = Input(1);
     const float* lr = DeviceLearningRate(Input(2), device(), &lr_on_device_);
     const Tensor& param = Input(3);
-    CheckFloat(grad, "grad");
-    CheckFloat(moment, "moment");
-    CheckFloat(param, "param");
-    CheckSameShape(moment, "moment", param, "param");
-    CheckSparseParam(param);
+    CheckSparseMomentumInputs(grad, moment, param);
     const int64_t block = param.size_from_dim(1);
     sorted_.Sort(Input(4), param.dim(0), device(), context_.stream());
     CheckSparseGrad(grad, sorted_.count(), block);

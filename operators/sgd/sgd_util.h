@@ -1,13 +1,31 @@
-// Argument checks shared by the optimizer update operators.
+// Argument checks and update math shared by the optimizer update operators (their CPU and CUDA
+// kernels).
 #pragma once
 
 #include <cmath>
 #include <vector>
 
 #include "core/operator.h"
+#include "operators/common/host_device.h"
 #include "operators/common/input_checks.h"
 
 namespace caffe2 {
+
+// One element of a momentum update (momentum_sgd_op.cc's contract), in float on every device:
+// returns the step (param -= step; it is also the gradient output) and writes the new moment.
+//   plain:    step = rate*g + momentum*m;  m' = step
+//   nesterov: m' = momentum*m + rate*g;    step = (1+momentum)*m' - momentum*m
+C2_HOST_DEVICE inline float MomentumUpdate(float g, float m, float rate, float momentum,
+                                           bool nesterov, float* m_new) {
+  if (nesterov) {
+    const float mn = momentum * m + rate * g;
+    *m_new = mn;
+    return (1 + momentum) * mn - momentum * m;
+  }
+  const float step = rate * g + momentum * m;
+  *m_new = step;
+  return step;
+}
 
 // The learning rate: a one-element float tensor, used as given (its sign is the caller's choice).
 inline float LearningRateValue(const Tensor& lr) {
@@ -49,6 +67,28 @@ inline void CheckSparseParam(const Tensor& param) {
 inline void CheckRowWiseMoment(const Tensor& moment, const char* name, const Tensor& param) {
   C2_ENFORCE(moment.numel() == param.dim(0), name, " ", Tensor::DimsString(moment.dims()),
              " must hold one value per row of param ", Tensor::DimsString(param.dims()));
+}
+
+// The state of a sparse update: param at least 1-d; `moment` (named `name`) shaped like param, or
+// with one value per param row for the row-wise variants.
+inline void CheckSparseState(const Tensor& param, const Tensor& moment, const char* name,
+                             bool row_wise) {
+  CheckSparseParam(param);
+  if (row_wise) {
+    CheckRowWiseMoment(moment, name, param);
+  } else {
+    CheckSameShape(param, "param", moment, name);
+  }
+}
+
+// SparseMomentumSGDUpdate's grad, moment and param: float; moment shaped like param, at least 1-d.
+inline void CheckSparseMomentumInputs(const Tensor& grad, const Tensor& moment,
+                                      const Tensor& param) {
+  CheckFloat(grad, "grad");
+  CheckFloat(moment, "moment");
+  CheckFloat(param, "param");
+  CheckSameShape(moment, "moment", param, "param");
+  CheckSparseParam(param);
 }
 
 // grad of a sparse update holds one param row (`block` values) per index.

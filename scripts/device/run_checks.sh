@@ -111,7 +111,7 @@ done
 # the trainer on one GPU (float, float16, fp16 compute with dynamic loss scaling).
 tests=(tests/python/src/test_gpu_module.py tests/python/src/test_feed_fetch.py
        tests/python/python/test_workspace.py tests/python/operators/io/test_image_input.py)
-[ -f tests/python/distributed/test_nccl_world.py ] && tests+=(tests/python/distributed/test_nccl_world.py)
+[ -f tests/python/distributed/nccl/test_nccl_world.py ] && tests+=(tests/python/distributed/nccl/test_nccl_world.py)
 [ -f tests/python/examples/test_resnet50_trainer.py ] &&
   tests+=("tests/python/examples/test_resnet50_trainer.py::test_trains_on_a_gpu")
 timeout_arg=$("$PY" -c 'import pytest_timeout' 2>/dev/null && echo --timeout=120)

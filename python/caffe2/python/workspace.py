@@ -2,22 +2,41 @@
 
 Most functions act on the process-wide current workspace held by the C++
 extension; `C.Workspace` objects give explicit access to one workspace.
+
+The module-level state (operator tracebacks, immediate mode) lives here; the
+stateless proto and name helpers (workspace_names) and the graph tools
+(workspace_tools: shape inference, transforms, Predictor) are re-exported.
 """
 import collections
 import contextlib
 import logging
-import multiprocessing
 import os
 import shutil
-import socket
 import tempfile
 
 import numpy as np
-from google.protobuf.message import Message
 
 from caffe2.proto import caffe2_pb2
 from caffe2.python import scope, utils
 import caffe2.python._import_c_extension as C
+
+# Stateless parts, by purpose, re-exported under the upstream names.
+from caffe2.python.workspace_names import (  # noqa: F401
+    _StringifyName,
+    GetNetName,
+    StringifyBlobName,
+    StringifyNetName,
+    StringifyProto,
+)
+from caffe2.python.workspace_tools import (  # noqa: F401
+    _GetFreeFlaskPort,
+    ApplyTransform,
+    ApplyTransformIfFaster,
+    GetOperatorCost,
+    InferShapesAndTypes,
+    Predictor,
+    StartMint,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -74,47 +93,6 @@ GetNumNUMANodes = C.get_num_numa_nodes
 GetBlobNUMANode = C.get_blob_numa_node
 
 
-def _GetFreeFlaskPort():
-    """A free TCP port, preferring mint's default 5000."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        if sock.connect_ex(("127.0.0.1", 5000)) != 0:
-            return 5000
-    finally:
-        sock.close()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind(("", 0))
-        return sock.getsockname()[1]
-    finally:
-        sock.close()
-
-
-def StartMint(root_folder=None, port=None):
-    """Starts the mint web app in a subprocess (mint is not shipped)."""
-    from caffe2.python.mint import app
-
-    if root_folder is None:
-        root_folder = C.root_folder()
-    if port is None:
-        port = _GetFreeFlaskPort()
-    process = multiprocessing.Process(target=app.main, args=(["-p", str(port), "-r", root_folder],))
-    process.start()
-    print("Mint running at http://{}:{}".format(socket.getfqdn(), port))
-    return process
-
-
-def StringifyProto(obj):
-    """Serializes a proto or an object with Proto(); passes strings through."""
-    if isinstance(obj, (str, bytes)):
-        return obj
-    if isinstance(obj, Message):
-        return obj.SerializeToString()
-    if hasattr(obj, "Proto"):
-        return obj.Proto().SerializeToString()
-    raise ValueError("Unexpected argument to StringifyProto of type " + type(obj).__name__)
-
-
 def ResetWorkspace(root_folder=None):
     """Replaces the current workspace by an empty one (root folder kept)."""
     if root_folder is None:
@@ -135,14 +113,6 @@ def CreateNet(net, overwrite=False, input_blobs=None):
         StringifyProto(net),
         overwrite,
     )
-
-
-def Predictor(init_net, predict_net):
-    return C.Predictor(StringifyProto(init_net), StringifyProto(predict_net))
-
-
-def GetOperatorCost(operator, blobs):
-    return C.get_operator_cost(StringifyProto(operator), blobs)
 
 
 def RunOperatorOnce(operator):
@@ -208,72 +178,6 @@ def RunPlan(plan_or_step):
     return C.run_plan(StringifyProto(plan_or_step))
 
 
-def InferShapesAndTypes(nets, blob_dimensions=None):
-    """Infers shapes and types of the blobs of `nets`.
-
-    Inference is seeded from the current workspace, or from
-    `blob_dimensions` ({blob name: dims}) when given. Returns
-    ({name: dims}, {name: TensorProto.DataType}) for the blobs whose shape
-    could be inferred.
-    """
-    net_protos = [StringifyProto(n.Proto() if hasattr(n, "Proto") else n) for n in nets]
-    if blob_dimensions is None:
-        serialized = C.infer_shapes_and_types_from_workspace(net_protos)
-    else:
-        serialized = C.infer_shapes_and_types_from_map(net_protos, blob_dimensions)
-    blobdesc = caffe2_pb2.TensorShapes()
-    blobdesc.ParseFromString(serialized)
-    shapes = {}
-    types = {}
-    for ts in blobdesc.shapes:
-        if not ts.unknown_shape:
-            shapes[ts.name] = list(ts.dims)
-            types[ts.name] = ts.data_type
-    return shapes, types
-
-
-def _StringifyName(name, expected_type):
-    if isinstance(name, (str, bytes)):
-        return name
-    assert type(name).__name__ == expected_type, "Expected a string or %s" % expected_type
-    return str(name)
-
-
-def StringifyBlobName(name):
-    return _StringifyName(name, "BlobReference")
-
-
-def StringifyNetName(name):
-    return _StringifyName(name, "Net")
-
-
-def GetNetName(net):
-    """The name of a net given as a name, a Net, a NetDef or a serialized NetDef (bytes)."""
-    if isinstance(net, str):
-        return net
-    if isinstance(net, bytes):
-        # A serialized NetDef (RunNetOnce(open('init_net.pb', 'rb').read())), or a name as bytes.
-        try:
-            return caffe2_pb2.NetDef.FromString(net).name or "(unnamed net)"
-        except Exception:
-            return net.decode("utf-8", errors="replace")
-    if type(net).__name__ == "Net":
-        return net.Name()
-    if isinstance(net, caffe2_pb2.NetDef):
-        return net.name
-    raise TypeError(
-        (
-            "Expected a net: a Net, a NetDef, a serialized NetDef (bytes) or a net name, "
-            "got {}{}"
-        ).format(
-            type(net).__name__,
-            " (use RunOperatorOnce for an operator)"
-            if isinstance(net, caffe2_pb2.OperatorDef)
-            else "",
-        )
-    )
-
-
 def FeedBlob(name, arr, device_option=None):
     """Feeds a numpy array, a TensorProto or a string into blob `name`.
 
@@ -312,33 +216,6 @@ def FetchBlobs(names):
 def FetchBlob(name):
     """Returns a copy of blob `name` as a numpy array (bytes for strings)."""
     return C.fetch_blob(StringifyBlobName(name))
-
-
-def ApplyTransform(transform_key, net):
-    """Applies the registered graph transform `transform_key` to a NetDef."""
-    transformed = caffe2_pb2.NetDef()
-    transformed.ParseFromString(
-        C.apply_transform(str(transform_key).encode("utf-8"), net.SerializeToString())
-    )
-    return transformed
-
-
-def ApplyTransformIfFaster(
-    transform_key, net, init_net, warmup_runs=5, main_runs=10, improvement_threshold=1.01
-):
-    """Applies a transform only if benchmarking shows it is faster."""
-    transformed = caffe2_pb2.NetDef()
-    transformed.ParseFromString(
-        C.apply_transform_if_faster(
-            str(transform_key).encode("utf-8"),
-            net.SerializeToString(),
-            init_net.SerializeToString(),
-            warmup_runs,
-            main_runs,
-            float(improvement_threshold),
-        )
-    )
-    return transformed
 
 
 def GetNameScope():

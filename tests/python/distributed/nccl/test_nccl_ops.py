@@ -2,7 +2,7 @@
 inference, shape inference, in-place rules, no gradient), a group of one GPU, the root argument,
 and the NCCL engine of the communication ops on a world of this one process. Each NCCL* op's own
 checks are in its test_nccl_<op>.py; worlds of several processes are in
-tests/python/distributed/test_nccl_world.py.
+tests/python/distributed/nccl/test_nccl_world.py.
 
 The schema checks run anywhere; everything else needs one GPU, and the collectives across GPUs
 need two (they use up to four)."""

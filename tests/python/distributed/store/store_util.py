@@ -7,7 +7,9 @@ import numpy as np
 
 from caffe2.python import core, workspace
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+)
 PYTHON_DIR = os.path.join(ROOT, "python")
 
 

@@ -14,7 +14,7 @@ import pytest
 from caffe2.python import core, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 WORKER = os.path.join(HERE, "nccl_worker.py")
 
 NUM_GPUS = workspace.NumCudaDevices()

@@ -1,13 +1,13 @@
 // ImageInput on a CUDA device (ops spec §2.4): the batch prepared on the host is copied to the
 // op's GPU. With use_gpu_transform=1 the host prepares uint8 NHWC crops (a quarter of the bytes of
-// floats to copy) and NormalizeImagesToNCHW (image_transform_gpu.cu) writes the normalized NCHW
+// floats to copy) and NormalizeImagesToNCHW (image_transform_cuda.cu) writes the normalized NCHW
 // float or float16 data on the GPU. Labels and extras are copied as they are. Everything runs on
 // the calling thread's stream 0 of the GPU, synchronized before Run returns.
 #include <vector>
 
 #include "core/cuda/cuda_context.h"
 #include "operators/io/image_input_op.h"
-#include "operators/io/image_transform_gpu.h"
+#include "operators/io/image_transform_cuda.h"
 
 namespace caffe2 {
 namespace {

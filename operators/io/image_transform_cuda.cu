@@ -3,7 +3,7 @@
 
 #include "core/cuda/cuda_launch.h"
 #include "operators/common/half_cuda.cuh"
-#include "operators/io/image_transform_gpu.h"
+#include "operators/io/image_transform_cuda.h"
 
 namespace caffe2 {
 namespace {

@@ -1,6 +1,7 @@
 // The frame every communication op keeps, whatever its engine (ops spec §3.5). The collectives of
 // both engines implement it (their bases gloo/collective_op.h and nccl/nccl_collective_op.h), and
-// so do the ops that make a common world (gloo/common_world_ops_gloo.cc, nccl/...nccl.cc):
+// so do the ops that make a common world (gloo/common_world_ops_gloo.cc,
+// nccl/common_world_ops_nccl.cc):
 //
 // - Input 0 is a common world of the op's engine (CreateCommonWorld / CloneCommonWorld).
 // - `status_blob` (string, ""): when set, the blob is created with the op; a failure on the wire

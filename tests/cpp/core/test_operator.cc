@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/op_alias.h"
 #include "core/operator.h"
@@ -178,6 +179,17 @@ TEST(Operator, InputThatIsNotATensorIsNamed) {
     EXPECT_NE(std::string(e.what()).find("Input 0 ('s') is not a tensor"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(GpuFallbackDeclarations, OpsDeclareTheirFallbackBesideTheirCpuKernel) {
+  const std::vector<std::string> declared = DeclaredGpuFallbacks();
+  for (const char* type : {"Print", "LearningRate", "Shape", "Size", "TopK", "TopKGradient",
+                           "OneHot", "SparseToDense", "LpPool", "ConvTranspose"}) {
+    EXPECT_TRUE(std::find(declared.begin(), declared.end(), type) != declared.end()) << type;
+    EXPECT_NE(OperatorRegistry::Find(kCPU, type), nullptr) << type << " has no CPU kernel to run";
+  }
+  EXPECT_TRUE(std::is_sorted(declared.begin(), declared.end()));
+  EXPECT_THROW(DeclareGpuFallback("Print"), EnforceNotMet);
 }
 
 }  // namespace caffe2

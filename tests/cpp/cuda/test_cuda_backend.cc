@@ -7,6 +7,7 @@
 #include "core/cuda/cuda_context.h"
 #include "core/argument.h"
 #include "core/device_sync.h"
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "core/workspace.h"
@@ -133,6 +134,18 @@ TEST(CudaBackend, SimpleNetOnGpuDefersAndStillMatchesTheOpByOpRun) {
   const Tensor& host = ws.GetBlob("host")->Get<Tensor>();
   ASSERT_EQ(host.numel(), 6);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(host.data<float>()[i], 8.f);
+}
+
+TEST(CudaBackend, EveryDeclaredGpuFallbackIsACudaRegistration) {
+  const std::vector<std::string> declared = DeclaredGpuFallbacks();
+  EXPECT_FALSE(declared.empty());
+  for (const std::string& type : declared) {
+    EXPECT_NE(OperatorRegistry::Find(kCUDA, type), nullptr) << type;
+  }
+  // A type declared after the backend loaded (a library of ops loaded later) is registered at once.
+  ASSERT_EQ(OperatorRegistry::Find(kCUDA, "FallbackDeclaredAfterLoad"), nullptr);
+  DeclareGpuFallback("FallbackDeclaredAfterLoad");
+  EXPECT_NE(OperatorRegistry::Find(kCUDA, "FallbackDeclaredAfterLoad"), nullptr);
 }
 
 }  // namespace caffe2

@@ -1,9 +1,10 @@
 // Row-major single-precision GEMM for CPU kernels:
 //   C = alpha * op(A) * op(B) + beta * C,   op(A) M x K, op(B) K x N, C M x N,
 // op(X) = X or X^T; lda, ldb, ldc are the row strides of A, B, C as stored. With beta == 0, C is
-// only written (it may hold garbage). Two implementations, chosen by CMake: gemm_dnnl.cc calls
-// oneDNN's dnnl_sgemm (JIT-compiled for the CPU, e.g. AVX-512, on the OpenMP pool); gemm_eigen.cc,
-// built without oneDNN, runs Eigen's GEMM over row blocks of C with ParallelFor.
+// only written (it may hold garbage). K == 0 is an empty product: C = beta * C. Two
+// implementations, chosen by CMake: gemm_dnnl.cc calls oneDNN's dnnl_sgemm (JIT-compiled for the
+// CPU, e.g. AVX-512, on the OpenMP pool); gemm_eigen.cc, built without oneDNN, runs Eigen's GEMM
+// over row blocks of C with ParallelFor.
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,10 @@ int Int(int64_t v, const char* what) {
 
 cublasOperation_t Op(bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
+// A leading dimension of 0 (K == 0: an empty product, nothing read) is given to cuBLAS as 1, the
+// least it accepts; it then computes C = beta * C, as the BLAS contract says for k = 0.
+int64_t LeadingDim(int64_t ld) { return ld < 1 ? 1 : ld; }
+
 cudaDataType_t CudaType(DataType type) {
   C2_ENFORCE(type == DataType::FLOAT || type == DataType::FLOAT16,
              "cuBLAS GEMMs take float or float16 tensors, got ", TypeMeta::FromDataType(type).name);
@@ -37,9 +41,9 @@ void CudaGemm(CUDAContext* context, DataType type, bool trans_a, bool trans_b, i
   if (M == 0 || N == 0) return;
   const cudaDataType_t t = CudaType(type);
   C2_CUBLAS_CHECK(cublasGemmEx(context->cublas_handle(), Op(trans_b), Op(trans_a), Int(N, "N"),
-                               Int(M, "M"), Int(K, "K"), &alpha, B, t, Int(ldb, "ldb"), A, t,
-                               Int(lda, "lda"), &beta, C, t, Int(ldc, "ldc"), CUBLAS_COMPUTE_32F,
-                               CUBLAS_GEMM_DEFAULT));
+                               Int(M, "M"), Int(K, "K"), &alpha, B, t, Int(LeadingDim(ldb), "ldb"),
+                               A, t, Int(LeadingDim(lda), "lda"), &beta, C, t, Int(ldc, "ldc"),
+                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 void CudaGemmStridedBatched(CUDAContext* context, DataType type, bool trans_a, bool trans_b,
@@ -51,8 +55,9 @@ void CudaGemmStridedBatched(CUDAContext* context, DataType type, bool trans_a, b
   const cudaDataType_t t = CudaType(type);
   C2_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
       context->cublas_handle(), Op(trans_b), Op(trans_a), Int(N, "N"), Int(M, "M"), Int(K, "K"),
-      &alpha, B, t, Int(ldb, "ldb"), stride_b, A, t, Int(lda, "lda"), stride_a, &beta, C, t,
-      Int(ldc, "ldc"), stride_c, Int(batch, "batch"), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+      &alpha, B, t, Int(LeadingDim(ldb), "ldb"), stride_b, A, t, Int(LeadingDim(lda), "lda"),
+      stride_a, &beta, C, t, Int(ldc, "ldc"), stride_c, Int(batch, "batch"), CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT));
 }
 
 const void* CudaOnes(CUDAContext* context, DataType type, int64_t n, Tensor* cache) {

@@ -5,6 +5,7 @@
 //   `type` is the storage of A, B and C: FLOAT or FLOAT16. The math is float either way
 //   (CUBLAS_COMPUTE_32F: no TF32 for float, so results match the CPU kernels to rounding; float16
 //   products accumulate in float on the tensor cores).
+//   K == 0 is an empty product: C = beta * C.
 //   CudaGemmStridedBatched: `batch` GEMMs with A, B, C advanced by stride_a/b/c elements.
 #pragma once
 

@@ -1,6 +1,7 @@
 // TopK: [X] -> [values, indices (int64), flatten_indices (int64)?] (spec ops §1.3). The k largest
 // values along `axis` (-1) in descending order (the lower index first on ties); values and indices
-// have X's dims with dim[axis] = k; flatten_indices are the positions in X.flatten().
+// have X's dims with dim[axis] = k; flatten_indices is 1-D (as many as values, in their order) and
+// holds each value's position in X.flatten().
 // `k` is required and must be in [1, X.dims[axis]]. float, double, int32, int64.
 // TopKGradient: [dValues, indices, X] -> [dX], dValues scattered back to where they came from.
 #include <algorithm>
@@ -54,7 +55,7 @@ class TopKOp final : public Operator<CPUContext> {
     indices->Resize(dims);
     int64_t* flat = nullptr;
     if (OutputSize() == 3) {
-      Output(2)->Resize(dims);
+      Output(2)->Resize(values->numel());
       flat = Output(2)->mutable_data<int64_t>();
     }
     const int64_t outer = X.size_to_dim(axis);
@@ -151,7 +152,18 @@ std::vector<TensorShape> TopKInference(const OperatorDef& def, const std::vector
     indices.set_unknown_shape(true);
   }
   std::vector<TensorShape> out{values, indices};
-  if (def.output_size() == 3) out.push_back(indices);
+  if (def.output_size() == 3) {
+    TensorShape flat;
+    flat.set_data_type(TensorProto::INT64);
+    if (indices.unknown_shape()) {
+      flat.set_unknown_shape(true);
+    } else {
+      int64_t n = 1;
+      for (int64_t d : indices.dims()) n *= d;
+      flat.add_dims(n);
+    }
+    out.push_back(flat);
+  }
   return out;
 }
 

@@ -68,13 +68,16 @@ bool LoadOp::RunOnDevice() {
   } else {
     for (size_t i = 0; i < db_paths_.size(); ++i) {
       db_labels_.push_back(db_type_ + " DB '" + db_paths_[i] + "'");
-      if (!load_all_ && complete_outputs_ == OutputSize()) continue;
       std::unique_ptr<db::DB> in = db::CreateDB(db_type_, db_paths_[i], db::READ);
       C2_ENFORCE(in != nullptr, "unknown db_type '", db_type_, "' for DB '", db_paths_[i],
                  "' (registered: ", RegisteredDBsString(), ")");
       in->VerifyIntegrity();  // a damaged or half-written checkpoint is an error, not a subset
       std::unique_ptr<db::Cursor> cursor = in->NewCursor();
-      Extract(cursor.get(), static_cast<int>(i), db_labels_.back());
+      if (!load_all_ && complete_outputs_ == OutputSize()) {
+        RefuseRepeats(cursor.get(), db_labels_.back());
+      } else {
+        Extract(cursor.get(), static_cast<int>(i), db_labels_.back());
+      }
     }
   }
 
@@ -116,6 +119,16 @@ void LoadOp::Extract(db::Cursor* cursor, int db_index, const std::string& db_lab
       if (done()) return;  // leaves a reader on the last record consumed
     }
     cursor->Next();
+  }
+}
+
+void LoadOp::RefuseRepeats(db::Cursor* cursor, const std::string& db_label) const {
+  for (; cursor->Valid(); cursor->Next()) {
+    const std::string name = BlobNameFromKey(cursor->key());
+    const auto it = states_.find(name);
+    C2_ENFORCE(it == states_.end(), "blob '", name,
+               "' is present in two DBs: ", db_labels_[it->second.db_index], " and ", db_label,
+               " (key '", cursor->key(), "')");
   }
 }
 

@@ -49,6 +49,9 @@ class LoadOp final : public OperatorBase {
 
   // Reads records from `cursor` until it is exhausted or (without load_all) every output is done.
   void Extract(db::Cursor* cursor, int db_index, const std::string& db_label);
+  // Once every requested blob is loaded, a later DB of `dbs` may not hold one of them again (the
+  // same DB twice, or two checkpoints of one blob): raises naming both DBs.
+  void RefuseRepeats(db::Cursor* cursor, const std::string& db_label) const;
   void LoadRecord(const std::string& db_key, const std::string& blob_name, const std::string& value,
                   Blob* blob, int db_index, const std::string& db_label);
   std::string BlobNameFromKey(const std::string& db_key) const;

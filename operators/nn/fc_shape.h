@@ -36,13 +36,13 @@ inline FCShape CheckFCShapes(const Tensor& X, const Tensor& W, int axis, int axi
   return CheckFCDims(X.dims(), W.dims(), axis, axis_w, transposed);
 }
 
-// Y's dims: X.dims[:axis] + [N].
 // FCGradient's dY: M x N values.
 inline void CheckFCGradientOutput(const Tensor& dY, const FCShape& s) {
   C2_ENFORCE(dY.numel() == s.M * s.N, "dY ", Tensor::DimsString(dY.dims()), " must hold ", s.M,
              " x ", s.N, " values");
 }
 
+// Y's dims: X.dims[:axis] + [N].
 inline std::vector<int64_t> FCOutputDims(const Tensor& X, int axis, int64_t N) {
   std::vector<int64_t> dims(X.dims().begin(),
                             X.dims().begin() + (axis < 0 ? axis + X.ndim() : axis));

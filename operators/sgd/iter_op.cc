@@ -1,5 +1,7 @@
 // Iteration counters (spec ops §1.2.14). The counter is always a CPU int64 tensor of one element,
-// also when the op runs on a GPU.
+// also when the op runs on a GPU. A one-element int32 counter (upstream's toy regression example
+// fills ITER as INT32) is widened to int64, keeping its value, on the first run; any other type or
+// size is an error that says how to fill it.
 //   Iter:        [] or [iter] -> [iter] (in place). Starts at 0 when the blob is new; +1 per run.
 //   CreateMutex: [] -> [mutex], a std::unique_ptr<std::mutex> blob.
 //   AtomicIter:  [mutex, iter] -> [iter] (in place 1->0), +1 per run under the mutex.
@@ -17,8 +19,15 @@ void IncrementIter(Blob* blob) {
   C2_ENFORCE(blob->IsType<Tensor>(), "the counter blob holds ", blob->TypeName(),
              ", not an int64 tensor");
   Tensor* t = blob->GetMutable<Tensor>();
+  if (t->device().type == kCPU && t->IsType<int32_t>() && t->numel() == 1) {
+    const int64_t widened = *t->data<int32_t>();
+    t->Resize(1);
+    *t->mutable_data<int64_t>() = widened;  // the tensor now holds int64
+  }
   C2_ENFORCE(t->device().type == kCPU && t->IsType<int64_t>() && t->numel() == 1,
-             "the counter must be a one-element int64 CPU tensor, got ", t->DebugString());
+             "the counter must be a one-element int64 CPU tensor (fill it with "
+             "ConstantFill(shape=[1], value=0, dtype=INT64), or let Iter create it), got ",
+             t->DebugString());
   int64_t* value = t->mutable_data<int64_t>();
   C2_ENFORCE(*value >= 0, "the counter is negative (", *value, ")");
   C2_ENFORCE(*value < std::numeric_limits<int64_t>::max(), "the counter would overflow");

@@ -1,5 +1,6 @@
 // MatMul: [A, B] -> [Y (M, N)] (spec ops §1.3). A is viewed as a matrix split at axis_a (1) and B
-// at axis_b (1); trans_a / trans_b transpose those matrices. float.
+// at axis_b (1), a negative axis counting from the end; trans_a / trans_b transpose those matrices.
+// float.
 // Gradient: two MatMul ops (matmul_gradient.h) with the axes of their operands; the results are
 // the matrix views, so for inputs of rank > 2 they come out 2-D, as upstream.
 #include <Eigen/Core>
@@ -88,11 +89,12 @@ std::vector<TensorShape> MatMulInference(const OperatorDef& def,
                          args.GetSingleArgument<int>("trans_b", 0) != 0};
   int64_t rows[2] = {1, 1}, cols[2] = {1, 1};
   for (int t = 0; t < 2; ++t) {
-    if (axes[t] < 0 || axes[t] > in[t].dims_size()) {
+    const int split = MatMulSplitAxis(axes[t], in[t].dims_size());
+    if (split < 0) {
       out.set_unknown_shape(true);
       return {out};
     }
-    for (int i = 0; i < in[t].dims_size(); ++i) (i < axes[t] ? rows[t] : cols[t]) *= in[t].dims(i);
+    for (int i = 0; i < in[t].dims_size(); ++i) (i < split ? rows[t] : cols[t]) *= in[t].dims(i);
   }
   out.add_dims(trans[0] ? cols[0] : rows[0]);
   out.add_dims(trans[1] ? rows[1] : cols[1]);

@@ -10,11 +10,20 @@ struct MatMulShape {
   int64_t ar, ac, br, bc, M, K, N;
 };
 
-inline MatMulShape ComputeMatMulShape(const Tensor& A, const Tensor& B, int axis_a, int axis_b,
-                                      bool trans_a, bool trans_b) {
-  C2_ENFORCE(axis_a >= 0 && axis_a <= A.ndim(), "axis_a ", axis_a, " out of range for A ",
+// axis_a / axis_b as a split point in [0, ndim]; a negative axis counts from the end, as upstream's
+// (-1 splits off the last dim). -1 when it is out of range.
+inline int MatMulSplitAxis(int axis, int ndim) {
+  const int split = axis < 0 ? axis + ndim : axis;
+  return split >= 0 && split <= ndim ? split : -1;
+}
+
+inline MatMulShape ComputeMatMulShape(const Tensor& A, const Tensor& B, int axis_a_arg,
+                                      int axis_b_arg, bool trans_a, bool trans_b) {
+  const int axis_a = MatMulSplitAxis(axis_a_arg, A.ndim());
+  const int axis_b = MatMulSplitAxis(axis_b_arg, B.ndim());
+  C2_ENFORCE(axis_a >= 0, "axis_a ", axis_a_arg, " out of range for A ",
              Tensor::DimsString(A.dims()));
-  C2_ENFORCE(axis_b >= 0 && axis_b <= B.ndim(), "axis_b ", axis_b, " out of range for B ",
+  C2_ENFORCE(axis_b >= 0, "axis_b ", axis_b_arg, " out of range for B ",
              Tensor::DimsString(B.dims()));
   const int64_t ar = A.size_to_dim(axis_a), ac = A.size_from_dim(axis_a);
   const int64_t br = B.size_to_dim(axis_b), bc = B.size_from_dim(axis_b);

@@ -1,9 +1,9 @@
-"""TopK: reference, gradient, ties and a bad k."""
+"""TopK: reference, gradient, ties, a bad k, and 1-D flatten_indices as upstream."""
 import hypothesis.strategies as st
 import numpy as np
 from hypothesis import given, settings
 
-from caffe2.python import core
+from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
 
 CPU = core.DeviceOption(0)
@@ -28,7 +28,7 @@ class TestTopK(hu.HypothesisTestCase):
                 ax = axis % 2
                 rows, cols = np.indices(idx.shape)
                 pos = np.where(ax == 1, rows * X.shape[1] + idx, idx * X.shape[1] + cols)
-                res.append(pos.astype(np.int64))
+                res.append(pos.astype(np.int64).ravel())  # 1-D, in the order of the values
             return res
 
         self.assertReferenceChecks(CPU, op, [X], ref)
@@ -56,3 +56,17 @@ class TestTopK(hu.HypothesisTestCase):
         self.assertRunOpRaises(
             CPU, op, [X], exception=RuntimeError, regexp="must be positive, got -1"
         )
+
+
+def test_flatten_indices_are_one_dimensional_as_upstream():
+    X = np.random.RandomState(3).rand(2, 3, 5).astype(np.float32)
+    net = core.Net("topk")
+    net.TopK(["X"], ["V", "I", "F"], k=2, axis=1)
+    workspace.ResetWorkspace()
+    workspace.FeedBlob("X", X)
+    workspace.RunNetOnce(net)
+    values, flat = workspace.FetchBlob("V"), workspace.FetchBlob("F")
+    assert flat.shape == (20,) and flat.dtype == np.int64
+    np.testing.assert_array_equal(X.ravel()[flat], values.ravel())
+    shapes, types = workspace.InferShapesAndTypes([net], {"X": [2, 3, 5]})
+    assert shapes["F"] == [20] and shapes["V"] == [2, 2, 5]

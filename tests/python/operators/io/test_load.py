@@ -147,3 +147,24 @@ def test_changed_value_in_a_keyed_store_checkpoint_is_an_error(tmp_path, db_type
         load_keyed()
     assert path in str(info.value)
     workspace.RunOperatorOnce(core.CreateOperator("ConstantFill", [], ["still"], shape=[1]))
+
+
+def test_the_same_blob_in_two_dbs_is_an_error(tmp_path):
+    first, second = str(tmp_path / "first.minidb"), str(tmp_path / "second.minidb")
+    save(first, a=np.arange(3, dtype=np.float32))
+    save(second, b=np.ones(2, np.float32))
+
+    def load_dbs(dbs, outputs):
+        op = core.CreateOperator(
+            "Load", [], outputs, dbs=dbs, db_type="minidb", absolute_path=1, load_all=0
+        )
+        workspace.RunOperatorOnce(op)
+
+    load_dbs([first, second], ["a", "b"])  # disjoint DBs load both blobs
+    np.testing.assert_array_equal(workspace.FetchBlob("b"), np.ones(2, np.float32))
+    for dbs, outputs in (([first, first], ["a"]), ([first, second, first], ["a", "b"])):
+        with pytest.raises(
+            RuntimeError, match=r"blob 'a' is present in two DBs: minidb DB '.*first"
+        ):
+            load_dbs(dbs, outputs)
+    np.testing.assert_array_equal(workspace.FetchBlob("a"), np.arange(3, dtype=np.float32))

@@ -16,6 +16,24 @@ COVERED_CUDA_OPS = ["FC", "FCGradient", "FCTransposed", "FCTransposedGradient"]
 CPU = core.DeviceOption(0)
 
 
+@pytest.mark.parametrize("op_type", ["FC", "FCTransposed"])
+def test_an_empty_inner_dimension_gives_the_bias_and_zero_gradients(op_type):
+    X = np.zeros((3, 0), np.float32)
+    W = np.zeros((4, 0) if op_type == "FC" else (0, 4), np.float32)
+    b = np.arange(4, dtype=np.float32)
+    dY = np.ones((3, 4), np.float32)
+    workspace.ResetWorkspace()
+    for name, value in (("X", X), ("W", W), ("b", b), ("dY", dY)):
+        workspace.FeedBlob(name, value)
+    workspace.RunOperatorOnce(core.CreateOperator(op_type, ["X", "W", "b"], ["Y"]))
+    np.testing.assert_array_equal(workspace.FetchBlob("Y"), np.tile(b, (3, 1)))
+    grad = core.CreateOperator(op_type + "Gradient", ["X", "W", "dY"], ["dW", "db", "dX"])
+    workspace.RunOperatorOnce(grad)
+    assert workspace.FetchBlob("dW").shape == W.shape
+    assert workspace.FetchBlob("dX").shape == X.shape
+    np.testing.assert_array_equal(workspace.FetchBlob("db"), np.full(4, 3, np.float32))
+
+
 class TestFC(hu.HypothesisTestCase):
     @given(m=st.integers(1, 5), k=st.integers(1, 6), n=st.integers(1, 4), seed=st.integers(0, 1000))
     @settings(deadline=None, max_examples=10)

@@ -1,5 +1,6 @@
-"""Iter and AtomicIter: counting from zero, a negative counter, AtomicIter under a mutex and the
-mutex's serialization; device check that Iter keeps its counter on the host."""
+"""Iter and AtomicIter: counting from zero, a negative counter, an int32 counter widened, AtomicIter
+under a mutex and the mutex's serialization; device check that Iter keeps its counter on the
+host."""
 import numpy as np
 
 from caffe2.proto import caffe2_pb2
@@ -21,6 +22,19 @@ class TestCountersAndPrint(hu.HypothesisTestCase):
         workspace.FeedBlob("neg", np.array([-1], dtype=np.int64))
         with self.assertRaisesRegex(RuntimeError, "negative"):
             workspace.RunOperatorOnce(core.CreateOperator("Iter", ["neg"], ["neg"]))
+
+    def test_an_int32_counter_is_widened_keeping_its_value(self):
+        workspace.FeedBlob("it32", np.array([5], dtype=np.int32))  # upstream's toy regression
+        workspace.RunOperatorOnce(core.CreateOperator("Iter", ["it32"], ["it32"]))
+        it = workspace.FetchBlob("it32")
+        self.assertEqual((it.dtype, list(it)), (np.int64, [6]))
+        workspace.RunOperatorOnce(
+            core.CreateOperator("LearningRate", ["it32"], ["lr"], base_lr=-0.1, policy="fixed")
+        )
+        for bad in (np.array([1.0], np.float32), np.array([1, 2], np.int32)):
+            workspace.FeedBlob("bad", bad)
+            with self.assertRaisesRegex(RuntimeError, r"dtype=INT64\), or let Iter create it"):
+                workspace.RunOperatorOnce(core.CreateOperator("Iter", ["bad"], ["bad"]))
 
     def test_atomic_iter_under_mutex_and_serialization_of_mutex(self):
         workspace.RunOperatorOnce(core.CreateOperator("CreateMutex", [], ["mu"]))

@@ -55,6 +55,21 @@ class TestMatMul(hu.HypothesisTestCase):
             regexp=r"^\[MatMul\] A \(2, 3\) gives inner dim 3 but B \(4, 2\) gives 4",
         )
 
+    def test_negative_axes_count_from_the_end(self):
+        A = rand(1, 2, 3, 4)
+        op = core.CreateOperator("MatMul", ["A", "B"], ["Y"], axis_a=-3, axis_b=-1)
+        self.assertReferenceChecks(
+            CPU, op, [A, rand(2, 3, 4, 5)], lambda A, B: [A.reshape(1, 24) @ B.reshape(24, 5)]
+        )
+        op = core.CreateOperator("MatMul", ["A", "B"], ["Y"], axis_a=-5)
+        self.assertRunOpRaises(
+            CPU,
+            op,
+            [A, rand(24, 2)],
+            exception=RuntimeError,
+            regexp=r"^\[MatMul\] axis_a -5 out of range for A \(1, 2, 3, 4\)",
+        )
+
 
 @needs_gpu
 @pytest.mark.parametrize(

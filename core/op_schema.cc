@@ -7,6 +7,7 @@
 
 #include "core/enforce.h"
 #include "core/op_alias.h"
+#include "core/types.h"
 
 namespace caffe2 {
 
@@ -122,6 +123,26 @@ OpSchema& OpSchema::ScalarType(TensorProto::DataType type) {
 OpSchema& OpSchema::CostInference(CostInferenceFunction fn) {
   cost_inference_ = std::move(fn);
   return *this;
+}
+
+OpSchema& OpSchema::PointwiseCostInference(uint64_t flops_per_value) {
+  return CostInference([flops_per_value](const OperatorDef&, const std::vector<TensorShape>& in) {
+    auto values = [](const TensorShape& t) {
+      uint64_t n = 1;
+      for (int64_t d : t.dims()) n *= static_cast<uint64_t>(d);
+      return n;
+    };
+    auto itemsize = [](const TensorShape& t) -> uint64_t {
+      const DataType type = static_cast<DataType>(t.data_type());
+      return IsElementType(type) ? TypeMeta::FromDataType(type).itemsize : sizeof(float);
+    };
+    Cost c;
+    const uint64_t n = in.empty() ? 0 : values(in[0]);
+    c.flops = flops_per_value * n;
+    for (const TensorShape& t : in) c.bytes_moved += values(t) * itemsize(t);
+    if (!in.empty()) c.bytes_moved += n * itemsize(in[0]);
+    return c;
+  });
 }
 OpSchema& OpSchema::DeviceInference(DeviceInferenceFunction fn) {
   device_inference_ = std::move(fn);

@@ -78,6 +78,9 @@ class OpSchema {
   OpSchema& IdenticalTypeAndShapeOfInput(int idx);
   OpSchema& ScalarType(TensorProto::DataType type);  // every output is a 0-d tensor of `type`
   OpSchema& CostInference(CostInferenceFunction fn);
+  // The cost of an op that computes each output value from the values at the same place: `flops`
+  // per value of input 0, and bytes moved = every input read + one output like input 0 written.
+  OpSchema& PointwiseCostInference(uint64_t flops_per_value);
   OpSchema& DeviceInference(DeviceInferenceFunction fn);
 
   // Throws an error naming the op and the rule it breaks.

@@ -26,6 +26,7 @@ REGISTER_CPU_OPERATOR(Add, BinaryOp<functors::Add, NumericTypes, false>);
 OPERATOR_SCHEMA(Add)
     .NumInputs(2)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}, {1, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A + B; B broadcasts over A with broadcast=1 (axis, axis_str, order).")

@@ -53,6 +53,7 @@ REGISTER_CPU_OPERATOR(Div, BinaryOp<functors::Div, NumericTypes, false>);
 OPERATOR_SCHEMA(Div)
     .NumInputs(2)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A / B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");

@@ -33,6 +33,7 @@ REGISTER_CPU_OPERATOR(Mul, BinaryOp<functors::Mul, NumericTypes, false>);
 OPERATOR_SCHEMA(Mul)
     .NumInputs(2)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}, {1, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A * B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");

@@ -29,6 +29,7 @@ REGISTER_CPU_OPERATOR(Sub, BinaryOp<functors::Sub, NumericTypes, false>);
 OPERATOR_SCHEMA(Sub)
     .NumInputs(2)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}, {1, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A - B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");

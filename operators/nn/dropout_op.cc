@@ -99,6 +99,7 @@ REGISTER_CPU_OPERATOR(Dropout, DropoutOp);
 OPERATOR_SCHEMA(Dropout)
     .NumInputs(1)
     .NumOutputs(1, 2)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {
       std::vector<TensorShape> out{in.at(0)};

@@ -90,6 +90,7 @@ REGISTER_CPU_OPERATOR(Softmax, SoftmaxOp);
 OPERATOR_SCHEMA(Softmax)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(3)
     .IdenticalTypeAndShape()
     .Arg("axis", "X is viewed as 2-D at this axis; softmax runs over the trailing part (default 1)")
     .SetDoc("Row-wise softmax of X viewed as (prod(dims[:axis]), prod(dims[axis:])).")

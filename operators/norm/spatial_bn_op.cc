@@ -336,6 +336,7 @@ REGISTER_CPU_OPERATOR(SpatialBN, SpatialBNOp);
 OPERATOR_SCHEMA(SpatialBN)
     .NumInputs({5, 7})
     .NumOutputs({1, 5})
+    .PointwiseCostInference(2)
     .EnforceInplace({{3, 1}, {4, 2}})
     .AllowInplace([](int in, int out) {
       return (in == 0 && out == 0) || (in == 3 && out == 1) || (in == 4 && out == 2);

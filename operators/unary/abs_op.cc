@@ -19,6 +19,7 @@ REGISTER_CPU_OPERATOR(Abs, UnaryOp<functors::Abs, NumericTypes>);
 OPERATOR_SCHEMA(Abs)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = |X|, elementwise.");

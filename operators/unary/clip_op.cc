@@ -32,6 +32,7 @@ REGISTER_CPU_OPERATOR(Clip, ClipOp);
 OPERATOR_SCHEMA(Clip)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = X clipped to [min, max], elementwise.")

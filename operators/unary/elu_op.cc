@@ -32,6 +32,7 @@ REGISTER_CPU_OPERATOR(Elu, EluOp);
 OPERATOR_SCHEMA(Elu)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = X for X > 0, alpha (exp(X) - 1) otherwise (`alpha`, float, 1.0), elementwise.")

@@ -20,6 +20,7 @@ REGISTER_CPU_OPERATOR(Exp, UnaryOp<functors::Exp, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Exp)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = exp(X), elementwise.");

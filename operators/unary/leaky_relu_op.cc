@@ -33,6 +33,7 @@ REGISTER_CPU_OPERATOR(LeakyRelu, LeakyReluOp);
 OPERATOR_SCHEMA(LeakyRelu)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = X for X >= 0, alpha X otherwise (`alpha`, float, 0.01), elementwise.")

@@ -20,6 +20,7 @@ REGISTER_CPU_OPERATOR(Log, UnaryOp<functors::Log, FloatTypes, EigenUnaryLoop>);
 OPERATOR_SCHEMA(Log)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = log(X), elementwise.");

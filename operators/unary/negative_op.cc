@@ -19,6 +19,7 @@ REGISTER_CPU_OPERATOR(Negative, UnaryOp<functors::Negative, NumericTypes>);
 OPERATOR_SCHEMA(Negative)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = -X, elementwise.");

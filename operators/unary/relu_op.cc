@@ -20,6 +20,7 @@ REGISTER_CPU_OPERATOR(Relu, UnaryOp<functors::Relu, FloatTypes>);
 OPERATOR_SCHEMA(Relu)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = max(X, 0), elementwise.");

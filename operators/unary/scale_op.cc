@@ -25,6 +25,7 @@ REGISTER_CPU_OPERATOR(Scale, ScaleOp);
 OPERATOR_SCHEMA(Scale)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = scale * X.")

@@ -20,6 +20,7 @@ REGISTER_CPU_OPERATOR(Sigmoid, UnaryOp<functors::Sigmoid, FloatTypes, EigenUnary
 OPERATOR_SCHEMA(Sigmoid)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = 1 / (1 + exp(-X)), elementwise.");

@@ -20,6 +20,7 @@ REGISTER_CPU_OPERATOR(Softplus, UnaryOp<functors::Softplus, FloatTypes, EigenUna
 OPERATOR_SCHEMA(Softplus)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = log(1 + exp(X)), elementwise.");

@@ -21,6 +21,7 @@ REGISTER_CPU_OPERATOR(Softsign, UnaryOp<functors::Softsign, FloatTypes>);
 OPERATOR_SCHEMA(Softsign)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = X / (1 + |X|), elementwise.");

@@ -21,6 +21,7 @@ REGISTER_CPU_OPERATOR(Sqr, UnaryOp<functors::Sqr, FloatTypes>);
 OPERATOR_SCHEMA(Sqr)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = X * X, elementwise.");

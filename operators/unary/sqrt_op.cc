@@ -21,6 +21,7 @@ REGISTER_CPU_OPERATOR(Sqrt, UnaryOp<functors::Sqrt, FloatTypes, EigenUnaryLoop>)
 OPERATOR_SCHEMA(Sqrt)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = sqrt(X), elementwise.");

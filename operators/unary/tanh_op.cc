@@ -20,6 +20,7 @@ REGISTER_CPU_OPERATOR(Tanh, UnaryOp<functors::Tanh, FloatTypes, EigenUnaryLoop>)
 OPERATOR_SCHEMA(Tanh)
     .NumInputs(1)
     .NumOutputs(1)
+    .PointwiseCostInference(1)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = tanh(X), elementwise.");

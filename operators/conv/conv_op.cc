@@ -18,10 +18,8 @@ ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& 
                           const std::vector<int64_t>& w) {
   ConvShape s;
   s.g = args.Resolve(x);
-  const int n = s.g.spatial_dims();
   const bool nchw = s.g.order == StorageOrder::NCHW;
-  C2_ENFORCE(w.size() == x.size(), "filter ", Tensor::DimsString(w), " must have ", x.size(),
-             " dims like X ", Tensor::DimsString(x));
+  CheckFilterRank(w, x);
   s.N = s.g.N;
   s.C = s.g.C;
   s.M = w[0];
@@ -33,10 +31,7 @@ ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& 
                          : std::string());
   C2_ENFORCE(s.M % s.group == 0, "filter ", Tensor::DimsString(w), " has ", s.M,
              " output channels, not divisible by group ", s.group);
-  const std::vector<int64_t> wk(w.begin() + (nchw ? 2 : 1), w.begin() + (nchw ? 2 : 1) + n);
-  const std::vector<int64_t> k(s.g.kernel.begin(), s.g.kernel.end());
-  C2_ENFORCE(wk == k, "filter ", Tensor::DimsString(w), " has kernel ", Tensor::DimsString(wk),
-             " but the op's kernel is ", Tensor::DimsString(k));
+  CheckFilterKernel(w, s.g);
   s.Cg = s.C / s.group;
   s.Mg = s.M / s.group;
   s.K = s.g.kernel_size();

@@ -33,6 +33,19 @@ void CheckConvGradientOutputCount(const OperatorBase& op, bool no_bias) {
              ", got ", op.OutputSize(), " outputs");
 }
 
+void CheckFilterRank(const std::vector<int64_t>& w, const std::vector<int64_t>& x) {
+  C2_ENFORCE(w.size() == x.size(), "filter ", Tensor::DimsString(w), " must have ", x.size(),
+             " dims like X ", Tensor::DimsString(x));
+}
+
+void CheckFilterKernel(const std::vector<int64_t>& w, const ConvPoolGeometry& g) {
+  const int first = g.order == StorageOrder::NCHW ? 2 : 1;
+  const std::vector<int64_t> wk(w.begin() + first, w.begin() + first + g.spatial_dims());
+  const std::vector<int64_t> k(g.kernel.begin(), g.kernel.end());
+  C2_ENFORCE(wk == k, "filter ", Tensor::DimsString(w), " has kernel ", Tensor::DimsString(wk),
+             " but the op's kernel is ", Tensor::DimsString(k));
+}
+
 void CheckGradientOutputShape(const Tensor& dY, const std::vector<int64_t>& y_dims) {
   C2_ENFORCE(dY.dims() == y_dims, "dY ", Tensor::DimsString(dY.dims()),
              " must have the output shape ", Tensor::DimsString(y_dims));

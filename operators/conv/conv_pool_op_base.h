@@ -140,6 +140,9 @@ ConvPoolGeometry ResolveConvPoolShape(const OperatorDef& def, const TensorShape&
 // The checks the conv and pool gradients share on every device and engine:
 // - a conv gradient's outputs are [dfilter, dbias, dX?], or [dfilter, dX?] with no_bias=1;
 void CheckConvGradientOutputCount(const OperatorBase& op, bool no_bias);
+// - a filter has X's rank, and its spatial dims are the op's kernel (Conv and ConvTranspose);
+void CheckFilterRank(const std::vector<int64_t>& w, const std::vector<int64_t>& x);
+void CheckFilterKernel(const std::vector<int64_t>& w, const ConvPoolGeometry& g);
 // - a gradient's dY has the forward output's dims `y_dims`;
 void CheckGradientOutputShape(const Tensor& dY, const std::vector<int64_t>& y_dims);
 // - a pool gradient's Y and dY both have them (those of X's pooling).

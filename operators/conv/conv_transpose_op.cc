@@ -37,10 +37,8 @@ TransposeShape CheckShapes(const ConvPoolArgs& args, const std::vector<int64_t>&
                            const std::vector<int64_t>& w) {
   TransposeShape s;
   s.g = args.ResolveTranspose(x);
-  const int n = s.g.spatial_dims();
   const bool nchw = s.g.order == StorageOrder::NCHW;
-  C2_ENFORCE(w.size() == x.size(), "filter ", Tensor::DimsString(w), " must have ", x.size(),
-             " dims like X ", Tensor::DimsString(x));
+  CheckFilterRank(w, x);
   s.N = s.g.N;
   s.C = s.g.C;
   s.group = args.group();
@@ -49,10 +47,7 @@ TransposeShape CheckShapes(const ConvPoolArgs& args, const std::vector<int64_t>&
   C2_ENFORCE(s.C % s.group == 0, "X ", Tensor::DimsString(x), " has ", s.C,
              " channels, not divisible by group ", s.group);
   s.M = (nchw ? w[1] : w.back()) * s.group;
-  const std::vector<int64_t> wk(w.begin() + (nchw ? 2 : 1), w.begin() + (nchw ? 2 : 1) + n);
-  const std::vector<int64_t> k(s.g.kernel.begin(), s.g.kernel.end());
-  C2_ENFORCE(wk == k, "filter ", Tensor::DimsString(w), " has kernel ", Tensor::DimsString(wk),
-             " but the op's kernel is ", Tensor::DimsString(k));
+  CheckFilterKernel(w, s.g);
   s.Cg = s.C / s.group;
   s.Mg = s.M / s.group;
   s.K = s.g.kernel_size();

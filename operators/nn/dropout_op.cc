@@ -17,15 +17,10 @@ namespace {
 class DropoutBase : public Operator<CPUContext> {
  public:
   DropoutBase(const OperatorDef& def, Workspace* ws)
-      : Operator<CPUContext>(def, ws),
-        args_(ReadDropoutArgs(*this)),
-        ratio_(args_.ratio),
-        is_test_(args_.is_test) {}
+      : Operator<CPUContext>(def, ws), args_(ReadDropoutArgs(*this)) {}
 
  protected:
   const DropoutArgs args_;
-  const float ratio_;
-  const bool is_test_;
 };
 
 class DropoutOp final : public DropoutBase {
@@ -38,7 +33,7 @@ class DropoutOp final : public DropoutBase {
     const Tensor& X = Input(0);
     CheckDropoutInput(X);
     Tensor* Y = Output(0);
-    if (is_test_) {
+    if (args_.is_test) {
       if (Y != &X) Y->CopyFrom(X);
       return true;
     }
@@ -48,8 +43,8 @@ class DropoutOp final : public DropoutBase {
     const float* x = X.data<float>();
     float* y = Y->mutable_data<float>();
     bool* mask = M->mutable_data<bool>();
-    const float scale = 1.0f / (1.0f - ratio_);
-    std::bernoulli_distribution keep(1.0 - ratio_);
+    const float scale = 1.0f / (1.0f - args_.ratio);
+    std::bernoulli_distribution keep(1.0 - args_.ratio);
     auto& gen = context_.RandGenerator();
     for (int64_t i = 0; i < X.numel(); ++i) {
       mask[i] = keep(gen);
@@ -68,7 +63,7 @@ class DropoutGradOp final : public DropoutBase {
   bool RunOnDevice() override {
     const Tensor& dY = Input(0);
     Tensor* dX = Output(0);
-    if (is_test_) {
+    if (args_.is_test) {
       if (dX != &dY) dX->CopyFrom(dY);
       return true;
     }
@@ -78,7 +73,7 @@ class DropoutGradOp final : public DropoutBase {
     const float* dy = dY.data<float>();
     const bool* mask = M.data<bool>();
     float* dx = dX->mutable_data<float>();
-    const float scale = 1.0f / (1.0f - ratio_);
+    const float scale = 1.0f / (1.0f - args_.ratio);
     for (int64_t i = 0; i < dY.numel(); ++i) dx[i] = mask[i] ? dy[i] * scale : 0.0f;
     return true;
   }

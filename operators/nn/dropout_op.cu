@@ -31,10 +31,7 @@ __global__ void DropoutGradKernel(int64_t n, float scale, const float* dy, const
 class CudaDropoutBase : public Operator<CUDAContext> {
  public:
   CudaDropoutBase(const OperatorDef& def, Workspace* ws)
-      : Operator<CUDAContext>(def, ws),
-        args_(ReadDropoutArgs(*this)),
-        ratio_(args_.ratio),
-        is_test_(args_.is_test) {}
+      : Operator<CUDAContext>(def, ws), args_(ReadDropoutArgs(*this)) {}
 
  protected:
   // Y = X on the op's stream (nothing when they are one tensor).
@@ -49,8 +46,6 @@ class CudaDropoutBase : public Operator<CUDAContext> {
   }
 
   const DropoutArgs args_;
-  const float ratio_;
-  const bool is_test_;
 };
 
 class CudaDropoutOp final : public CudaDropoutBase {
@@ -64,7 +59,7 @@ class CudaDropoutOp final : public CudaDropoutBase {
     const Tensor& X = Input(0);
     CheckDropoutInput(X);
     Tensor* Y = Output(0);
-    if (is_test_) {
+    if (args_.is_test) {
       Identity(X, Y, IsInputOutputAlias(0, 0));
       return true;
     }
@@ -79,7 +74,7 @@ class CudaDropoutOp final : public CudaDropoutBase {
     float* u = uniform_.mutable_data<float>();
     C2_CURAND_CHECK(curandGenerateUniform(context_.curand_generator(), u, static_cast<size_t>(n)));
     DropoutKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-        n, ratio_, 1.0f / (1.0f - ratio_), X.data<float>(), u, y, mask);
+        n, args_.ratio, 1.0f / (1.0f - args_.ratio), X.data<float>(), u, y, mask);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }
@@ -97,7 +92,7 @@ class CudaDropoutGradOp final : public CudaDropoutBase {
   bool RunOnDevice() override {
     const Tensor& dY = Input(0);
     Tensor* dX = Output(0);
-    if (is_test_) {
+    if (args_.is_test) {
       Identity(dY, dX, IsInputOutputAlias(0, 0));
       return true;
     }
@@ -108,7 +103,7 @@ class CudaDropoutGradOp final : public CudaDropoutBase {
     const int64_t n = dY.numel();
     if (n == 0) return true;
     DropoutGradKernel<<<CudaBlocks(n), kCudaThreadsPerBlock, 0, context_.stream()>>>(
-        n, 1.0f / (1.0f - ratio_), dY.data<float>(), M.data<bool>(), dx);
+        n, 1.0f / (1.0f - args_.ratio), dY.data<float>(), M.data<bool>(), dx);
     C2_CUDA_KERNEL_LAUNCH_CHECK();
     return true;
   }

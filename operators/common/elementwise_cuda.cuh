@@ -3,7 +3,7 @@
 // legacy broadcast of B). Include from .cu files only; each op's .cu instantiates what it uses.
 //
 // CudaUnaryOp<F, Types>:             [X] -> [Y], Y = F(X)
-// CudaUnaryGradientOp<F, Types>:     [S, dY] -> [dX], dX = F(S, dY)
+// CudaUnaryGradientOp<F, Types, kDYInput>: [S, ..., dY] -> [dX], dX = F(S, dY), dY input kDYInput
 // CudaBinaryOp<F, Types, kBool>:     [A, B] -> [C], C = F(A, B), B broadcast as (pre, n, post)
 // Ops with arguments construct F from the def in their constructor, as the CPU ops do.
 // float16 tensors are computed in float (half_cuda.cuh): the type lists below add float16, a
@@ -73,14 +73,14 @@ class CudaUnaryOp : public Operator<CUDAContext> {
   F f_;
 };
 
-template <class F, class Types>
+template <class F, class Types, int kDYInput = 1>
 class CudaUnaryGradientOp : public Operator<CUDAContext> {
  public:
   CudaUnaryGradientOp(const OperatorDef& def, Workspace* ws, F f = F())
       : Operator<CUDAContext>(def, ws), f_(f) {}
   bool RunOnDevice() override {
     const Tensor& S = Input(0);
-    const Tensor& dY = Input(1);
+    const Tensor& dY = Input(kDYInput);
     CheckUnaryGradientInputs(S, dY);
     const bool ok = DispatchType(S.meta(), Types{}, [&](auto tag) {
       using T = typename decltype(tag)::type;

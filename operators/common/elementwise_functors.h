@@ -195,6 +195,18 @@ struct Softsign {
     return x / (T(1) + (x < T(0) ? -x : x));
   }
 };
+struct Swish {  // x sigmoid(x)
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x / (T(1) + std::exp(-x));
+  }
+};
+struct Sign {  // -1, 0 or 1; 0 for NaN
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0));
+  }
+};
 struct Clip {
   float lo, hi;
   template <class T>
@@ -253,6 +265,13 @@ struct SoftplusGradient {  // saved = Y; sigmoid(x) = 1 - exp(-y)
   template <class T>
   C2_HOST_DEVICE T operator()(T y, T dy) const {
     return dy * (T(1) - std::exp(-y));
+  }
+};
+struct SwishGradient {  // saved = X; d(x s)/dx = s + x s (1 - s), s = sigmoid(x)
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
+    const T s = T(1) / (T(1) + std::exp(-x));
+    return dy * (s + x * s * (T(1) - s));
   }
 };
 struct SoftsignGradient {  // saved = X

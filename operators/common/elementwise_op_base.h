@@ -3,7 +3,10 @@
 //
 // UnaryOp<F, Types, Loop>:    [X] -> [Y], Y = F(X), same shape and type; Loop is PlainUnaryLoop
 //                             or EigenUnaryLoop (operators/common/elementwise_eigen.h).
-// UnaryGradientOp<F, Types>:  [S, dY] -> [dX], dX = F(S, dY); S is X or Y as the op says.
+// UnaryGradientOp<F, Types, kDYInput>:
+//                             [S, ..., dY] -> [dX], dX = F(S, dY); S is X or Y as the op says,
+//                             dY is input kDYInput (1, or 2 where upstream's gradient op also
+//                             takes an input it does not need, as SwishGradient's Y).
 // BinaryOp<F, Types, bool>:   [A, B] -> [C], C = F(A, B) with the legacy broadcast of B
 //                             (operators/common/broadcast.h); C has A's shape, and A's type
 //                             or bool.
@@ -42,14 +45,14 @@ class UnaryOp : public Operator<CPUContext> {
   F f_;
 };
 
-template <class F, class Types>
+template <class F, class Types, int kDYInput = 1>
 class UnaryGradientOp : public Operator<CPUContext> {
  public:
   UnaryGradientOp(const OperatorDef& def, Workspace* ws, F f = F())
       : Operator<CPUContext>(def, ws), f_(f) {}
   bool RunOnDevice() override {
     const Tensor& S = Input(0);
-    const Tensor& dY = Input(1);
+    const Tensor& dY = Input(kDYInput);
     CheckUnaryGradientInputs(S, dY);
     const bool ok = DispatchType(S.meta(), Types{}, [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -31,6 +31,42 @@ class OneHotOp final : public Operator<CPUContext> {
   }
 };
 
+class SegmentOneHotOp final : public Operator<CPUContext> {
+ public:
+  using Operator<CPUContext>::Operator;
+  bool RunOnDevice() override {
+    const Tensor& lengths = Input(0);
+    const Tensor& indices = Input(1);
+    C2_ENFORCE(lengths.ndim() == 1 && lengths.IsType<int64_t>(),
+               "lengths must be a 1-D int64 tensor, got ", lengths.DebugString());
+    C2_ENFORCE(indices.ndim() == 1 && indices.IsType<int64_t>(),
+               "indices must be a 1-D int64 tensor, got ", indices.DebugString());
+    const int64_t size = ScalarInt(Input(2), "index_size");
+    C2_ENFORCE(size >= 0, "index_size must be non-negative, got ", size);
+    const int64_t* len = lengths.data<int64_t>();
+    int64_t total = 0;
+    for (int64_t b = 0; b < lengths.numel(); ++b) {
+      C2_ENFORCE(len[b] >= 0, "lengths[", b, "] is negative: ", len[b]);
+      total += len[b];
+    }
+    C2_ENFORCE(total == indices.numel(), "lengths sum to ", total, " but there are ",
+               indices.numel(), " indices");
+    Tensor* out = Output(0);
+    out->Resize(lengths.numel(), size);
+    float* o = out->mutable_data<float>();
+    std::fill(o, o + out->numel(), 0.f);
+    const int64_t* idx = indices.data<int64_t>();
+    int64_t k = 0;
+    for (int64_t b = 0; b < lengths.numel(); ++b)
+      for (int64_t end = k + len[b]; k < end; ++k) {
+        C2_ENFORCE(idx[k] >= 0 && idx[k] < size, "index ", idx[k], " at position ", k,
+                   " out of range for index_size ", size);
+        o[b * size + idx[k]] = 1.f;
+      }
+    return true;
+  }
+};
+
 }  // namespace
 
 REGISTER_CPU_OPERATOR(OneHot, OneHotOp);
@@ -47,5 +83,17 @@ OPERATOR_SCHEMA(OneHot)
     })
     .SetDoc("One-hot float rows for int64 indices.");
 REGISTER_GRADIENT(OneHot, NoGradient);
+
+REGISTER_CPU_OPERATOR(SegmentOneHot, SegmentOneHotOp);
+REGISTER_GPU_FALLBACK(SegmentOneHot);  // CUDA runs the CPU kernel
+OPERATOR_SCHEMA(SegmentOneHot)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .Input(0, "lengths", "1-d int64: the number of indices of each segment")
+    .Input(1, "indices", "1-d int64: every segment's indices, concatenated")
+    .Input(2, "index_size", "one-element int64: the width of a row")
+    .Output(0, "one_hots", "(len(lengths), index_size) float")
+    .SetDoc("One row per segment with a 1 at each of the segment's indices.");
+REGISTER_GRADIENT(SegmentOneHot, NoGradient);
 
 }  // namespace caffe2

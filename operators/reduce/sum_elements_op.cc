@@ -1,6 +1,9 @@
 // SumElements: [X] -> [sum], the sum of all elements as a 0-d tensor, divided by X.numel() when
 // `average` (bool, false); float.
 // SumElementsGradient: [X, dSum] -> [dX], every element dSum (divided by numel when `average`).
+// SumElementsInt: [X int32] -> [sum], the int32 sum of all elements as a 0-d tensor (wrapping as
+// int32 arithmetic does); no gradient.
+#include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
 #include "operators/common/blocked_sum.h"
@@ -43,6 +46,22 @@ class SumElementsGradientOp final : public Operator<CPUContext> {
   }
 };
 
+class SumElementsIntOp final : public Operator<CPUContext> {
+ public:
+  using Operator<CPUContext>::Operator;
+  bool RunOnDevice() override {
+    const Tensor& X = Input(0);
+    C2_ENFORCE(X.IsType<int32_t>(), "unsupported type ", X.meta().name, " (supported: int)");
+    const int32_t* x = X.data<int32_t>();
+    uint32_t sum = 0;  // unsigned: the int32 wrap-around without undefined behaviour
+    for (int64_t i = 0; i < X.numel(); ++i) sum += static_cast<uint32_t>(x[i]);
+    Tensor* Y = Output(0);
+    Y->Resize(std::vector<int64_t>{});
+    Y->mutable_data<int32_t>()[0] = static_cast<int32_t>(sum);
+    return true;
+  }
+};
+
 class GetSumElementsGradient final : public GradientMakerBase {
   using GradientMakerBase::GradientMakerBase;
   std::vector<OperatorDef> GetGradientDefs() override {
@@ -62,5 +81,16 @@ OPERATOR_SCHEMA(SumElements)
 REGISTER_GRADIENT(SumElements, GetSumElementsGradient);
 REGISTER_CPU_OPERATOR(SumElementsGradient, SumElementsGradientOp);
 OPERATOR_SCHEMA(SumElementsGradient).NumInputs(2).NumOutputs(1);
+
+REGISTER_CPU_OPERATOR(SumElementsInt, SumElementsIntOp);
+REGISTER_GPU_FALLBACK(SumElementsInt);  // CUDA runs the CPU kernel
+OPERATOR_SCHEMA(SumElementsInt)
+    .NumInputs(1)
+    .NumOutputs(1)
+    .ScalarType(TensorProto::INT32)
+    .Input(0, "X", "int32 tensor")
+    .Output(0, "sum", "the int32 sum of all elements, 0-d")
+    .SetDoc("The sum of all elements of an int32 tensor, as a 0-d int32 tensor.");
+REGISTER_GRADIENT(SumElementsInt, ShouldNotDoGradient);
 
 }  // namespace caffe2

@@ -13,6 +13,13 @@ def dims(min_value=1, max_value=5):
     return st.integers(min_value=min_value, max_value=max_value)
 
 
+def floats(*args, **kwargs):
+    """st.floats, 32 bits wide unless `width` says otherwise, so that its values fill float32
+    arrays exactly (upstream's tests pass hu.floats(min_value=..., max_value=...) as elements)."""
+    kwargs.setdefault("width", 32)
+    return st.floats(*args, **kwargs)
+
+
 def elements_of_type(dtype=np.float32, filter_=None):
     """Values for arrays of `dtype`: floats in [-1, 1], non-negative ints,
     bools."""

@@ -30,6 +30,7 @@ from caffe2.python.hypothesis_test_strategies import (  # noqa: F401
     arrays,
     dims,
     elements_of_type,
+    floats,
     lengths,
     lengths_tensor,
     segment_ids,

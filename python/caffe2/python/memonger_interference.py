@@ -33,14 +33,65 @@ def topological_sort_traversal(g):
 
 
 def topological_sort_traversal_longest_path(g):
-    """A topological order that starts with the source ops farthest from
-    the end of the graph, so that blobs they make die sooner."""
+    """A topological order of `g` in which the source ops (those reading no op's output) that
+    start the longest chains run first, so that the blobs they make die sooner; upstream's
+    order. The sinks are joined under one root; every source follows its longest path to it
+    (of equally long ones, through the successor first in `g`), and these paths make a tree
+    whose leaves are the sources. Its leaves are listed depth-first, lower subtrees first
+    (equal ones in the order the sources reach them), then the descendants of each source
+    (networkx's order); the result is the lexicographical topological sort that runs the
+    last of that list first: the source of the longest path, its chain, then the others.
+    Where two independent chains are equally long, the later one runs first, as upstream."""
     nx = _networkx()
-    depth = {}
-    for node in reversed(list(nx.topological_sort(g))):
-        succ = list(g.successors(node))
-        depth[node] = 1 + max((depth[s] for s in succ), default=0)
-    return list(nx.lexicographical_topological_sort(g, key=lambda n: (-depth[n], n)))
+    nodes = list(g.nodes)
+    if not nodes:
+        return []
+    position = {n: i for i, n in enumerate(nodes)}
+    order = list(nx.topological_sort(g))
+    sinks = [n for n in nodes if g.out_degree(n) == 0]
+    root = sinks[0] if len(sinks) == 1 else object()  # a virtual root under several sinks
+    # The next hop of every node on its longest path to the root, and that path's length.
+    length, next_hop = {root: 0}, {root: None}
+    for n in reversed(order):
+        if n == root:
+            continue
+        successors = list(g.successors(n)) or [root]
+        best = max(successors, key=lambda s: (length[s], -position.get(s, -1)))
+        length[n], next_hop[n] = length[best] + 1, best
+    sources = [n for n in nodes if g.in_degree(n) == 0]
+    # The tree of the sources' longest paths; children in the order the paths reach them.
+    children = collections.defaultdict(list)
+    in_tree = {root}
+    for source in sources:
+        n = source
+        while n not in in_tree:
+            in_tree.add(n)
+            children[next_hop[n]].append(n)
+            n = next_hop[n]
+    height = {}
+    for n in order + ([] if root in position else [root]):
+        if n in in_tree:
+            height[n] = 1 + max((height[c] for c in children[n]), default=-1)
+    # The leaves (sources) depth-first, lower subtrees first.
+    sorted_sources, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        if not children[n]:
+            sorted_sources.append(n)
+            continue
+        stack.extend(reversed(sorted(children[n], key=lambda c: height[c])))
+    assert sorted(sorted_sources, key=position.get) == sources
+    # Later in this list runs earlier: the last sources (tallest subtrees) first.
+    dependency_order, seen = list(sorted_sources), set(sorted_sources)
+    for source in sorted_sources:
+        for d in nx.descendants(g, source):
+            if d not in seen:
+                seen.add(d)
+                dependency_order.append(d)
+    rank = {n: len(dependency_order) - i for i, n in enumerate(dependency_order)}
+    result = list(nx.lexicographical_topological_sort(g, key=lambda n: rank[n]))
+    assert len(result) == len(nodes)
+    return result
 
 
 def compute_ranges(linearized_ops, blob_sizes=None):
@@ -86,6 +137,9 @@ def compute_blob_assignment(assignments):
     return blob_assignments
 
 
+compute_blob_assignments = compute_blob_assignment  # upstream's name
+
+
 def _get_max_size(assignment):
     sizes = [r.size for _, r in assignment if r.size is not None]
     return max(sizes) if sizes else 0
@@ -113,24 +167,107 @@ def compute_assignments_greedy(ranges_sorted, init_assignments=None):
     return assignments
 
 
+def _get_count(assignments):
+    """The number of blobs in `assignments`."""
+    return sum(len(a) for a in assignments) if assignments else 0
+
+
+def compute_assignments_dp(ranges_sorted, init_assignment, counter=None):
+    """The assignment of the blobs of `ranges_sorted` ((name, LiveRange) sorted by `used`), on
+    top of `init_assignment` (lists of (name, LiveRange) holding none of them), that the
+    dynamic program of upstream finds; it aims at the least memory (get_memory_usage).
+
+    best[k], the best assignment of the first k + 1 blobs, extends best[j] for the last j whose
+    every assignment the blob b_k can follow: the blobs after j up to b_k all overlap b_k, so
+    the program tries b_k after each assignment of best[j] (and solves the blobs between again
+    without that assignment, recursively) or alone after best[k - 1], and keeps the smallest.
+    `counter` ([calls]) counts the recursive calls (logged every 5000)."""
+    if not counter:
+        counter = [0]
+    counter[0] += 1
+    if counter[0] % 5000 == 0 and ranges_sorted:
+        log.info(
+            "Finding assignments {} ({} -> {})...".format(
+                counter[0], ranges_sorted[0][1].defined, ranges_sorted[-1][1].used
+            )
+        )
+    init_assignment = init_assignment or []
+    if not ranges_sorted:
+        return copy.deepcopy(init_assignment)
+
+    def fits_after_all(range_, assignments):
+        return all(is_compatible(range_, a, []) for a in assignments)
+
+    def best_with_last(ranges, start, previous_best):
+        """The best assignment of `ranges` on top of `start` where ranges[-1] overlaps every
+        other blob of `ranges`; previous_best is the best one of ranges[:-1]."""
+        name, last = ranges[-1]
+        candidates = []
+        for i, assignment in enumerate(start):
+            if not is_compatible(last, assignment, []):
+                continue
+            if len(ranges) == 1:  # extended where it is
+                candidate = copy.deepcopy(start)
+                candidate[i].append((name, last))
+            else:  # the others solved again without it, then it
+                others = [copy.deepcopy(a) for j, a in enumerate(start) if j != i]
+                others = compute_assignments_dp(ranges[:-1], others, counter)
+                candidate = others + [copy.deepcopy(assignment) + [(name, last)]]
+            candidates.append(candidate)
+        candidates.append(copy.deepcopy(previous_best) + [[(name, last)]])
+        return min(candidates, key=get_memory_usage)  # the first of equal ones
+
+    best = []
+    for k, (_, range_) in enumerate(ranges_sorted):
+        j = k - 1
+        while j >= 0 and not fits_after_all(range_, best[j]):
+            j -= 1
+        start = best[j] if j >= 0 else init_assignment
+        part = ranges_sorted[j + 1 : k + 1]
+        current = best_with_last(part, start, best[-1] if best else init_assignment)
+        assert _get_count(current) == _get_count(start) + len(part)
+        best.append(current)
+    return best[-1]
+
+
 class AssignmentAlgorithm(enum.Enum):
     GREEDY = 0
     DYNAMIC_PROGRAMMING = 1
 
 
+def get_updated_ranges(ranges, max_live=None):
+    """(name, LiveRange) with the unknowns filled as upstream: defined -1 (made before the net),
+    used max_live (read after it; by default one past the last use), size 1."""
+    if max_live is None:
+        max_live = max((r.used for _, r in ranges if r.used is not None), default=-1) + 1
+
+    def filled(r):
+        return LiveRange(
+            defined=-1 if r.defined is None else r.defined,
+            used=max_live if r.used is None else r.used,
+            size=1 if r.size is None else r.size,
+        )
+
+    return [(name, filled(r)) for name, r in ranges]
+
+
 def compute_assignments(ranges, static_blobs, algo):
-    """Groups the blobs of `ranges` (all but static_blobs) into lists of
-    blobs with disjoint live ranges. Both algorithms use the greedy
-    assignment here."""
-    items = []
-    for name, r in ranges.items():
-        if name in static_blobs:
-            continue
-        # A blob never read lives until its definition only.
-        used = r.used if r.used is not None else r.defined
-        items.append((name, LiveRange(defined=r.defined, used=used, size=r.size)))
-    items.sort(key=lambda p: (-1 if p[1].defined is None else p[1].defined, p[0]))
-    return compute_assignments_greedy(items)
+    """Groups the blobs of `ranges` ({name: LiveRange}) into lists of blobs with disjoint live
+    ranges, by AssignmentAlgorithm.GREEDY or DYNAMIC_PROGRAMMING (the least memory the dynamic
+    program finds, at more cost). A blob never read lives to the end (it may be read after the
+    net); static_blobs are each alone."""
+    if algo not in (AssignmentAlgorithm.GREEDY, AssignmentAlgorithm.DYNAMIC_PROGRAMMING):
+        raise ValueError("compute_assignments: unknown algorithm {!r}".format(algo))
+    ranges = sorted(ranges.items(), key=lambda p: (p[1].used is None, p[1].used or 0))
+    ranges = get_updated_ranges(ranges)
+    sharable = [p for p in ranges if p[0] not in static_blobs]
+    static = [p for p in ranges if p[0] in static_blobs]
+    log.info("Total sharable blobs {}".format(len(sharable)))
+    if algo == AssignmentAlgorithm.DYNAMIC_PROGRAMMING:
+        assignments = compute_assignments_dp(sharable, [])
+    else:
+        assignments = compute_assignments_greedy(sharable, None)
+    return assignments + [[p] for p in static]
 
 
 def verify_assignments(assignments):

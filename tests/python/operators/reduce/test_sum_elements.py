@@ -1,5 +1,6 @@
 """SumElements (with SumElementsGradient): 0-d outputs, `average`, long sums (beside
-SumSqrElements'), errors; device checks against the CPU kernel."""
+SumSqrElements'), errors; SumElementsInt (int32 wrap-around, no gradient); device checks against
+the CPU kernel."""
 import unittest
 
 import hypothesis.strategies as st
@@ -7,12 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from caffe2.python import core
+from caffe2.python import core, workspace
 import caffe2.python.hypothesis_test_util as hu
 
 from device_check import check_cpu_gpu, check_gradient_cpu_gpu, needs_gpu
 
-COVERED_CUDA_OPS = ["SumElements", "SumElementsGradient"]
+COVERED_CUDA_OPS = ["SumElements", "SumElementsGradient", "SumElementsInt"]
 
 CPU = core.DeviceOption(0)
 
@@ -82,3 +83,33 @@ def test_sum_elements(n, average):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestSumElementsInt(hu.HypothesisTestCase):
+    @given(X=hu.tensor(dtype=np.int32, elements=st.integers(-1000, 1000)))
+    @settings(deadline=None, max_examples=10)
+    def test_reference(self, X):
+        op = core.CreateOperator("SumElementsInt", ["X"], ["Y"])
+        self.assertReferenceChecks(CPU, op, [X], lambda X: [np.array(X.sum(), np.int32)])
+
+    def test_wraps_as_int32_and_has_no_gradient(self):
+        workspace.ResetWorkspace()
+        workspace.FeedBlob("X", np.array([2**31 - 1, 1], np.int32))
+        op = core.CreateOperator("SumElementsInt", ["X"], ["Y"])
+        workspace.RunOperatorOnce(op)
+        y = workspace.FetchBlob("Y")
+        assert y.shape == () and y.dtype == np.int32 and y == -(2**31)
+        with pytest.raises(Exception, match="SumElementsInt"):
+            core.GradientRegistry.GetGradientForOp(op, ["Y_grad"])
+
+    def test_a_float_input_is_refused(self):
+        workspace.ResetWorkspace()
+        workspace.FeedBlob("X", np.ones(3, np.float32))
+        with pytest.raises(RuntimeError, match=r"unsupported type float \(supported: int\)"):
+            workspace.RunOperatorOnce(core.CreateOperator("SumElementsInt", ["X"], ["Y"]))
+
+
+@needs_gpu
+def test_sum_elements_int_device_check():
+    X = np.arange(-5, 7, dtype=np.int32).reshape(3, 4)
+    check_cpu_gpu(core.CreateOperator("SumElementsInt", ["X"], ["Y"]), [X])

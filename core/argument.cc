@@ -174,6 +174,11 @@ NetDef ArgumentHelper::GetSingleArgument<NetDef>(const std::string& name,
   return a->n();
 }
 template <>
+bool ArgumentHelper::HasSingleArgumentOfType<NetDef>(const std::string& name) const {
+  const Argument* a = Find(name);
+  return a && a->has_n();
+}
+template <>
 std::vector<NetDef> ArgumentHelper::GetRepeatedArgument<NetDef>(
     const std::string& name, const std::vector<NetDef>& dflt) const {
   const Argument* a = Find(name);

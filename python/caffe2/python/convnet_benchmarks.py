@@ -136,9 +136,7 @@ def GetArgumentParser():
         action="store_true",
         help="Also time each operator.",
     )
-    parser.add_argument(
-        "--cpu", action="store_true", help="Run on the CPU (default: GPU 0)."
-    )
+    parser.add_argument("--cpu", action="store_true", help="Run on the CPU (default: GPU 0).")
     parser.add_argument(
         "--engine",
         type=str,

@@ -1,24 +1,28 @@
-"""Control-flow helpers: cond (If) and loop (While)."""
-
-
-def _subnet_arg(net):
-    return net.Proto() if hasattr(net, "Proto") else net
+"""Control-flow helpers: `brew.cond` (an If op) and `brew.loop` (a While op),
+built with caffe2.python.control_ops_util from the nets of sub-models."""
+from caffe2.python.control_ops_util import add_if_op, add_while_op
 
 
 def cond(model, cond_blob, external_blobs, then_model, else_model=None):
-    """If(cond_blob) running then_model's net (else else_model's)."""
-    kwargs = {"then_net": _subnet_arg(then_model.net)}
-    if else_model is not None:
-        kwargs["else_net"] = _subnet_arg(else_model.net)
-    external = [str(b) for b in external_blobs]
-    return model.net.If([cond_blob] + external, external, **kwargs)
+    """Runs then_model's net when cond_blob (one-element bool) is true, else
+    else_model's net (if any). external_blobs are the outer blob names the
+    branches may see; other blobs the branches write stay local to them."""
+    add_if_op(
+        model.net,
+        cond_blob,
+        external_blobs,
+        then_model.net,
+        else_model.net if else_model else None,
+    )
 
 
 def loop(model, cond_blob, external_blobs, loop_model, cond_model=None):
-    """While(cond_blob) running loop_model's net (cond_model's net
-    recomputes the condition)."""
-    kwargs = {"loop_net": _subnet_arg(loop_model.net)}
-    if cond_model is not None:
-        kwargs["cond_net"] = _subnet_arg(cond_model.net)
-    external = [str(b) for b in external_blobs]
-    return model.net.While([cond_blob] + external, external, **kwargs)
+    """Runs loop_model's net while cond_blob (one-element bool) is true;
+    cond_model's net, when given, recomputes cond_blob before each test."""
+    add_while_op(
+        model.net,
+        cond_blob,
+        external_blobs,
+        loop_model.net,
+        cond_model.net if cond_model else None,
+    )

@@ -43,6 +43,17 @@ GradientOpsMeta GradientMakerBase::Get() {
   return {ops, g_input_};
 }
 
+std::string GradientMakerBase::I(int i) const {
+  C2_ENFORCE(i >= 0 && i < def_.input_size(), "[", def_.type(), "] the gradient needs input ", i,
+             ", but the op has ", def_.input_size(), " input(s)");
+  return def_.input(i);
+}
+std::string GradientMakerBase::O(int i) const {
+  C2_ENFORCE(i >= 0 && i < def_.output_size(), "[", def_.type(), "] the gradient needs output ",
+             i, ", but the op has ", def_.output_size(), " output(s)");
+  return def_.output(i);
+}
+
 std::string GradientMakerBase::GI(int i) {
   C2_ENFORCE(!g_input_.at(i).IsSparse(), "[", def_.type(), "] input ", i,
              " gradient already set as sparse");
@@ -62,7 +73,8 @@ std::string GradientMakerBase::GI_V(int i) {
   return g_input_.at(i).values_;
 }
 std::string GradientMakerBase::GO(int i) const {
-  C2_ENFORCE(g_output_.at(i).IsDense(), "[", def_.type(), "] gradient of output ", i, " ('", O(i),
+  const std::string name = O(i);  // checks that output i exists
+  C2_ENFORCE(g_output_.at(i).IsDense(), "[", def_.type(), "] gradient of output ", i, " ('", name,
              "') is expected to be dense");
   return g_output_.at(i).dense_;
 }

@@ -46,8 +46,10 @@ class GradientMakerBase {
   const OperatorDef& Def() const { return def_; }
 
  protected:
-  std::string I(int i) const { return def_.input(i); }
-  std::string O(int i) const { return def_.output(i); }
+  // Input / output i's name; an error naming the op when it has no such input / output (a def
+  // the schema accepts may have fewer than the maker reads).
+  std::string I(int i) const;
+  std::string O(int i) const;
   // Names input i's dense gradient "<input>_grad".
   std::string GI(int i);
   std::string GI_I(int i);

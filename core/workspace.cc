@@ -172,7 +172,9 @@ void Workspace::CheckReplaceableLocked(const std::string& name, bool overwrite) 
 }
 
 NetBase* Workspace::CreateNet(const NetDef& def, bool overwrite) {
-  C2_ENFORCE(def.has_name() && !def.name().empty(), "A net must have a name to be created");
+  // As upstream: the name must be set, and the empty string is a name (Python names the first
+  // unnamed core.Net "").
+  C2_ENFORCE(def.has_name(), "A net must have a name to be created");
   {
     std::lock_guard<std::mutex> lock(net_mutex_);
     CheckReplaceableLocked(def.name(), overwrite);  // before the work of creating the net

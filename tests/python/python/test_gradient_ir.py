@@ -420,3 +420,21 @@ def test_get_index_from_gradient_list():
 def test_ys_must_be_list_or_dict():
     with pytest.raises(TypeError):
         core.GradientRegistry.GetBackwardPass([], "y")
+
+
+@pytest.mark.parametrize(
+    "op,message",
+    [
+        (
+            core.CreateOperator("Dropout", ["X"], ["Y"]),
+            r"\[Dropout\] the gradient needs output 1, but the op has 1 output\(s\)",
+        ),
+        (
+            core.CreateOperator("SpatialBN", ["X", "s", "b", "m", "v"], ["Y"]),
+            r"\[SpatialBN\] the gradient needs output \d, but the op has 1 output\(s\)",
+        ),
+    ],
+)
+def test_a_gradient_maker_reading_a_missing_blob_names_the_op(op, message):
+    with pytest.raises(Exception, match=message):  # core re-raises it with the op
+        core.GradientRegistry.GetGradientForOp(op, [b + "_grad" for b in op.output])

@@ -324,3 +324,17 @@ def test_build_unique_mutex_iter_and_log_info():
     log_net.LogInfo("message", iteration)
     assert [op.type for op in log_net.Proto().op] == ["GivenTensorStringFill", "Print", "Print"]
     assert workspace.RunNetOnce(log_net)
+
+
+def test_a_net_named_the_empty_string_runs_as_upstream():
+    """Python names the first unnamed core.Net ""; upstream creates and runs it, in plans too."""
+    workspace.ResetWorkspace()
+    net = core.Net("")
+    net.ConstantFill([], "x", shape=[1], value=3.0)
+    net.Proto().name = ""
+    workspace.CreateNet(net)
+    workspace.RunNet("")
+    assert workspace.FetchBlob("x") == [3.0]
+    workspace.ResetWorkspace()
+    workspace.RunPlan(core.Plan(core.execution_step("s", net)))
+    assert workspace.FetchBlob("x") == [3.0]

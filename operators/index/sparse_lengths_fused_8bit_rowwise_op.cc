@@ -34,7 +34,7 @@ class SparseLengthsFused8BitRowwiseOp final : public Operator<CPUContext> {
     const float* w = nullptr;
     if (weighted) {
       CheckLengthsWeights(Input(1), n, "WEIGHTS");
-      w = Input(1).data<float>();
+      w = Input(1).template data<float>();
     }
     Tensor* out = Output(0);
     out->Resize(static_cast<int64_t>(lengths.size()), D);

@@ -49,8 +49,8 @@ std::string GradientMakerBase::I(int i) const {
   return def_.input(i);
 }
 std::string GradientMakerBase::O(int i) const {
-  C2_ENFORCE(i >= 0 && i < def_.output_size(), "[", def_.type(), "] the gradient needs output ",
-             i, ", but the op has ", def_.output_size(), " output(s)");
+  C2_ENFORCE(i >= 0 && i < def_.output_size(), "[", def_.type(), "] the gradient needs output ", i,
+             ", but the op has ", def_.output_size(), " output(s)");
   return def_.output(i);
 }
 

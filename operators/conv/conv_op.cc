@@ -273,8 +273,12 @@ void BackwardIm2col(const ConvShape& s, const float* x, const float* w, const fl
 
 }  // namespace
 
-ConvOp::ConvOp(const OperatorDef& def, Workspace* ws)
-    : Operator<CPUContext>(def, ws), args_(ArgumentHelper(def)) {}
+ConvOp::ConvOp(const OperatorDef& def, Workspace* ws, bool relu)
+    : Operator<CPUContext>(def, ws), args_(ArgumentHelper(def)), relu_(relu) {}
+
+void ReluInPlace(float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = y[i] > 0.f ? y[i] : 0.f;
+}
 
 bool ConvOp::RunOnDevice() {
   const Tensor& X = Input(0);
@@ -295,6 +299,7 @@ bool ConvOp::RunOnDevice() {
   float* y = Y->mutable_data<float>();
   if (Y->numel() == 0) return true;
   Compute(s, X.data<float>(), W.data<float>(), bias, y);
+  if (relu_ && !ComputeAppliesRelu()) ReluInPlace(y, Y->numel());
   return true;
 }
 
@@ -375,6 +380,19 @@ TensorShape MakeShape(const std::vector<int64_t>& dims, TensorProto::DataType ty
   return t;
 }
 
+std::vector<TensorShape> ConvGradientInference(const OperatorDef& def,
+                                               const std::vector<TensorShape>& in) {
+  const bool no_bias = ArgumentHelper(def).GetSingleArgument<int>("no_bias", 0) != 0;
+  const TensorShape& x = in.at(0);
+  const TensorShape& w = in.at(1);
+  std::vector<TensorShape> out{w};
+  if (!no_bias) out.push_back(MakeShape({w.dims(0)}, w.data_type()));
+  if (def.output_size() > static_cast<int>(out.size())) out.push_back(x);
+  return out;
+}
+
+}  // namespace
+
 std::vector<TensorShape> ConvInference(const OperatorDef& def, const std::vector<TensorShape>& in) {
   const ConvShape s =
       CheckConvShapes(ConvPoolArgs(ArgumentHelper(def)), DimsOf(in.at(0)), DimsOf(in.at(1)));
@@ -392,19 +410,6 @@ OpSchema::Cost ConvCost(const OperatorDef& def, const std::vector<TensorShape>& 
   c.params_bytes = sizeof(float) * (w + (bias ? s.M : 0));
   return c;
 }
-
-std::vector<TensorShape> ConvGradientInference(const OperatorDef& def,
-                                               const std::vector<TensorShape>& in) {
-  const bool no_bias = ArgumentHelper(def).GetSingleArgument<int>("no_bias", 0) != 0;
-  const TensorShape& x = in.at(0);
-  const TensorShape& w = in.at(1);
-  std::vector<TensorShape> out{w};
-  if (!no_bias) out.push_back(MakeShape({w.dims(0)}, w.data_type()));
-  if (def.output_size() > static_cast<int>(out.size())) out.push_back(x);
-  return out;
-}
-
-}  // namespace
 
 REGISTER_CPU_OPERATOR(Conv, ConvOp);
 REGISTER_CPU_OPERATOR(ConvGradient, ConvGradientOp);

@@ -46,10 +46,15 @@ struct ConvShape {
 ConvShape CheckConvShapes(const ConvPoolArgs& args, const std::vector<int64_t>& x,
                           const std::vector<int64_t>& w);
 
-// Checks the inputs, sizes Y and hands the computation to Compute.
+// The schema functions of Conv, shared with ConvRelu (conv_relu_op.cc).
+std::vector<TensorShape> ConvInference(const OperatorDef& def, const std::vector<TensorShape>& in);
+OpSchema::Cost ConvCost(const OperatorDef& def, const std::vector<TensorShape>& in);
+
+// Checks the inputs, sizes Y and hands the computation to Compute. With `relu` (ConvRelu), Y is
+// max(0, conv): applied by Compute when ComputeAppliesRelu(), else after it.
 class ConvOp : public Operator<CPUContext> {
  public:
-  ConvOp(const OperatorDef& def, Workspace* ws);
+  ConvOp(const OperatorDef& def, Workspace* ws, bool relu = false);
   bool RunOnDevice() final;
 
  protected:
@@ -57,11 +62,17 @@ class ConvOp : public Operator<CPUContext> {
   // GEMM.
   virtual void Compute(const ConvShape& s, const float* x, const float* w, const float* bias,
                        float* y);
+  virtual bool ComputeAppliesRelu() const { return false; }
   const ConvPoolArgs& args() const { return args_; }
+  bool relu() const { return relu_; }
 
  private:
   ConvPoolArgs args_;
+  bool relu_;
 };
+
+// y = max(0, y), in place.
+void ReluInPlace(float* y, int64_t n);
 
 // Checks the inputs, sizes the outputs and hands the computation to Compute (an empty dY gives
 // zeros without it).

@@ -66,7 +66,8 @@ dnnl::algorithm Algorithm(ConvVariant v) {
 
 // The forward primitive description of a oneDNN variant: plain layouts (direct) or oneDNN's choice
 // (blocked, winograd). Filters always take oneDNN's preferred layout.
-dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, ConvVariant v) {
+dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, ConvVariant v,
+                                                      bool relu = false) {
   using Conv = dnnl::convolution_forward;
   const bool plain = v == ConvVariant::kDirect;
   const memory::desc src = plain ? d.src : Any(d.src), dst = plain ? d.dst : Any(d.dst);
@@ -75,7 +76,12 @@ dnnl::convolution_forward::primitive_desc ForwardDesc(const ConvDescs& d, ConvVa
                                                   d.strides, d.dilates, d.pad_l, d.pad_r)
                                      : Conv::desc(prop, Algorithm(v), src, Any(d.wei), dst,
                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
-  return Conv::primitive_desc(desc, DnnlEngine());
+  if (!relu) return Conv::primitive_desc(desc, DnnlEngine());
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  return Conv::primitive_desc(desc, attr, DnnlEngine());
 }
 
 // One primitive and its bindings to the caller's tensors, numbered as below.
@@ -97,9 +103,9 @@ std::vector<memory::desc> BackwardTensors(const ConvDescs& d) {
 
 // Each builder returns false when oneDNN rejects the variant or has only its reference kernel for
 // it.
-bool ForwardPass(const ConvDescs& d, ConvVariant v, Pass* pass) {
+bool ForwardPass(const ConvDescs& d, ConvVariant v, bool relu, Pass* pass) {
   try {
-    const auto pd = ForwardDesc(d, v);
+    const auto pd = ForwardDesc(d, v, relu);
     if (DnnlIsReference(pd)) return false;
     pass->prim = dnnl::convolution_forward(pd);
     pass->bindings = {{DNNL_ARG_SRC, kX, pd.src_desc(), false},
@@ -247,8 +253,8 @@ DnnlPlan PlanOf(const std::vector<memory::desc>& tensors, const std::vector<cons
 
 }  // namespace
 
-DnnlConvOp::DnnlConvOp(const OperatorDef& def, Workspace* ws)
-    : ConvOp(def, ws),
+DnnlConvOp::DnnlConvOp(const OperatorDef& def, Workspace* ws, bool relu)
+    : ConvOp(def, ws, relu),
       exhaustive_search_(
           ExhaustiveSearchEnabled(GetSingleArgument<bool>("exhaustive_search", false))) {
   if (args().order() != StorageOrder::NCHW)
@@ -258,12 +264,12 @@ DnnlConvOp::DnnlConvOp(const OperatorDef& def, Workspace* ws)
 void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, const float* bias,
                          float* y) {
   const std::vector<void*> data{Ptr(x), Ptr(w), Ptr(bias), y};
-  const std::string key = CaseKey("forward", s, bias != nullptr);
+  const std::string key = CaseKey(relu() ? "forward_relu" : "forward", s, bias != nullptr);
   auto& cache = Cache();
   auto it = cache.find(key);
   if (it == cache.end()) {
     const ConvDescs d = Describe(s.g, s.M, s.group, bias != nullptr);
-    const Passes passes([&](ConvVariant v, Pass* p) { return ForwardPass(d, v, p); });
+    const Passes passes([&](ConvVariant v, Pass* p) { return ForwardPass(d, v, relu(), p); });
     const auto tensors = ForwardTensors(d);
     auto valid = [&](const std::string& name) {
       const auto v = ParseConvVariant(name);
@@ -280,7 +286,7 @@ void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, con
         plans.push_back(PlanOf(tensors, {&kv.second}));
       }
       const size_t pick = Fastest(key, names, [&](size_t i) {
-        return i == 0 ? Seconds([&] { ConvOp::Compute(s, x, w, bias, y); }) : plans[i].Time(data);
+        return i == 0 ? Seconds([&] { GemmForward(s, x, w, bias, y); }) : plans[i].Time(data);
       });
       choice = RecordChoice(key, names[pick]);
     } else {
@@ -294,10 +300,16 @@ void DnnlConvOp::Compute(const ConvShape& s, const float* x, const float* w, con
     it = cache.emplace(key, std::move(e)).first;
   }
   if (it->second.gemm) {
-    ConvOp::Compute(s, x, w, bias, y);
+    GemmForward(s, x, w, bias, y);
   } else {
     it->second.plan.Run(data);
   }
+}
+
+void DnnlConvOp::GemmForward(const ConvShape& s, const float* x, const float* w, const float* bias,
+                             float* y) {
+  ConvOp::Compute(s, x, w, bias, y);
+  if (relu()) ReluInPlace(y, s.N * s.M * s.P);
 }
 
 DnnlConvGradientOp::DnnlConvGradientOp(const OperatorDef& def, Workspace* ws)

@@ -26,13 +26,18 @@
 
 namespace caffe2 {
 
-class DnnlConvOp final : public ConvOp {
+// With `relu` (ConvRelu_ENGINE_DNNL), the oneDNN variants apply max(0, y) as a post-op of the
+// convolution, and the gemm variant after its GEMM.
+class DnnlConvOp : public ConvOp {
  public:
-  DnnlConvOp(const OperatorDef& def, Workspace* ws);
+  DnnlConvOp(const OperatorDef& def, Workspace* ws, bool relu = false);
 
  private:
   void Compute(const ConvShape& s, const float* x, const float* w, const float* bias,
                float* y) override;
+  bool ComputeAppliesRelu() const override { return true; }
+  // The gemm variant: ConvOp's im2col + GEMM, then the relu if any.
+  void GemmForward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y);
   bool exhaustive_search_;
 };
 

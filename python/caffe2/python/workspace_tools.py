@@ -73,27 +73,35 @@ def InferShapesAndTypes(nets, blob_dimensions=None):
 
 
 def ApplyTransform(transform_key, net):
-    """Applies the registered graph transform `transform_key` to a NetDef."""
-    transformed = caffe2_pb2.NetDef()
-    transformed.ParseFromString(
-        C.apply_transform(str(transform_key).encode("utf-8"), net.SerializeToString())
-    )
-    return transformed
+    """The NetDef `net` rewritten by the graph transform `transform_key` (caffe2.python.
+    net_transforms lists them); a RuntimeError names the registered ones for an unknown key."""
+    from caffe2.python import net_transforms
+
+    key = transform_key.decode() if isinstance(transform_key, bytes) else str(transform_key)
+    return net_transforms.apply_transform(key, net)
 
 
 def ApplyTransformIfFaster(
     transform_key, net, init_net, warmup_runs=5, main_runs=10, improvement_threshold=1.01
 ):
-    """Applies a transform only if benchmarking shows it is faster."""
-    transformed = caffe2_pb2.NetDef()
-    transformed.ParseFromString(
-        C.apply_transform_if_faster(
-            str(transform_key).encode("utf-8"),
-            net.SerializeToString(),
-            init_net.SerializeToString(),
-            warmup_runs,
-            main_runs,
-            float(improvement_threshold),
-        )
-    )
-    return transformed
+    """Runs init_net, applies the transform, times both nets (warmup_runs, then main_runs runs
+    each) and returns the transformed net when it runs at least improvement_threshold times as
+    fast, else a copy of `net`. The choice depends on the timing unless the threshold decides it
+    (0: always the transformed net; a huge value: never)."""
+    from caffe2.python import workspace
+
+    workspace.RunNetOnce(init_net)
+    transformed = ApplyTransform(transform_key, net)
+    original = caffe2_pb2.NetDef()
+    original.CopyFrom(net)
+    times = []
+    for candidate, suffix in ((original, "_original"), (transformed, "_transformed")):
+        timed = caffe2_pb2.NetDef()
+        timed.CopyFrom(candidate)
+        timed.name = (candidate.name or "net") + suffix
+        workspace.CreateNet(timed, True)
+        times.append(workspace.BenchmarkNet(timed.name, warmup_runs, main_runs, False)[0])
+        C.delete_net(timed.name)
+    if times[1] * float(improvement_threshold) <= times[0]:
+        return transformed
+    return original

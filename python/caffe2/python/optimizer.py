@@ -26,6 +26,7 @@ from caffe2.python.optimizer_adaptive import (  # noqa: F401 (upstream names)
     AdamOptimizer,
     FtrlOptimizer,
     RmsPropOptimizer,
+    YellowFinOptimizer,
 )
 from caffe2.python.optimizer_base import (  # noqa: F401 (upstream names)
     _OPTIMIZER_ITERATION_NAME,
@@ -149,6 +150,11 @@ def build_adam(
         max_gradient_norm=max_gradient_norm,
         allow_lr_injection=allow_lr_injection,
     )
+
+
+def build_yellowfin(model, base_learning_rate=0.1, **kwargs):
+    yellowfin_optimizer = YellowFinOptimizer(alpha=base_learning_rate, **kwargs)
+    return _build(model, yellowfin_optimizer)
 
 
 def build_rms_prop(

@@ -1,8 +1,9 @@
 """The optimizers with per-coordinate adaptive steps: AdagradOptimizer
 (dense, sparse and row-wise), FtrlOptimizer, AdamOptimizer (dense, sparse
-and row-wise) and RmsPropOptimizer. Re-exported by caffe2.python.optimizer,
-whose build_adagrad, build_ftrl, build_adam and build_rms_prop construct
-them.
+and row-wise), RmsPropOptimizer, and YellowFinOptimizer (momentum SGD with
+the rate and momentum tuned on line). Re-exported by caffe2.python.optimizer,
+whose build_adagrad, build_ftrl, build_adam, build_rms_prop and
+build_yellowfin construct them.
 """
 from caffe2.python import core
 from caffe2.python.optimizer_base import Optimizer
@@ -261,6 +262,75 @@ class RmsPropOptimizer(Optimizer):
             engine=self.engine,
         )
         net.MomentumSGDUpdate([grad_o, mom, lr, param], [grad_o, mom, param])
+
+    def scale_learning_rate(self, scale):
+        self.alpha *= scale
+
+
+class YellowFinOptimizer(Optimizer):
+    """YellowFin (the YellowFin op, operators/sgd/yellowfin_op.cc): its state blobs are
+    `<param>_moment`, `_lr_avg` (starting at alpha), `_mu_avg` (starting at mu), `_curv_win`,
+    `_g_avg`, `_g2_avg` and `_scalars_memory`. Dense gradients only."""
+
+    def __init__(
+        self,
+        alpha=0.1,
+        mu=0.0,
+        beta=0.999,
+        curv_win_width=20,
+        zero_debias=True,
+        epsilon=0.1**6,
+        policy="fixed",
+        sparse_dedup_aggregator=None,
+        **kwargs
+    ):
+        super(YellowFinOptimizer, self).__init__()
+        self.alpha = alpha
+        self.mu = mu
+        self.beta = beta
+        self.curv_win_width = curv_win_width
+        self.zero_debias = zero_debias
+        self.epsilon = epsilon
+        self.policy = policy
+        self.sparse_dedup_aggregator = sparse_dedup_aggregator
+        self.init_kwargs = kwargs
+
+    def _run(self, net, param_init_net, param_info):
+        param = param_info.blob
+        grad = param_info.grad
+        if isinstance(grad, core.GradientSlice):
+            raise ValueError("YellowFinOptimizer: sparse gradients are not supported")
+        if self.alpha <= 0:
+            raise ValueError(
+                "YellowFinOptimizer: alpha must be positive, got {}".format(self.alpha)
+            )
+        iteration = self.build_iteration(net, param_init_net)
+
+        def state(suffix, like_param=True, shape=None, value=0.0):
+            name = str(param) + suffix
+            if like_param:
+                blob = param_init_net.ConstantFill([param], name, value=value)
+            else:
+                blob = param_init_net.ConstantFill([], name, shape=shape, value=value)
+            self._aux_params.local.append(blob)
+            return blob
+
+        moment = state("_moment")
+        lr_avg = state("_lr_avg", False, [1], self.alpha)
+        mu_avg = state("_mu_avg", False, [1], self.mu)
+        curv_win = state("_curv_win", False, [self.curv_win_width])
+        g_avg = state("_g_avg")
+        g2_avg = state("_g2_avg")
+        scalars = state("_scalars_memory", False, [4])
+        outputs = [param, moment, lr_avg, mu_avg, curv_win, g_avg, g2_avg, scalars]
+        net.YellowFin(
+            outputs + [grad, iteration],
+            outputs,
+            beta=self.beta,
+            curv_win_width=self.curv_win_width,
+            epsilon=self.epsilon,
+            zero_debias=self.zero_debias,
+        )
 
     def scale_learning_rate(self, scale):
         self.alpha *= scale

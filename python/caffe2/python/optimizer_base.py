@@ -66,6 +66,20 @@ class Optimizer(object):
             )
         return self.get_cpu_blob_name(base_str, current_scope.node_name)
 
+    def build_iteration(self, net, param_init_net, iter_val=0):
+        """The shared int64 `optimizer_iteration` counter (on the CPU whatever the device), made
+        once per net and advanced by one on every run of `net`."""
+        optimization_iter_blob = _OPTIMIZER_ITERATION_NAME
+        if param_init_net.BlobIsDefined(optimization_iter_blob):
+            return param_init_net.GetBlobRef(optimization_iter_blob)
+        with core.DeviceScope(core.DeviceOption(caffe2_pb2.CPU)):
+            iteration = param_init_net.ConstantFill(
+                [], optimization_iter_blob, shape=[1], value=iter_val, dtype=core.DataType.INT64
+            )
+            iter_mutex = param_init_net.CreateMutex([], ["iteration_mutex"])
+            net.AtomicIter([iter_mutex, iteration], [iteration])
+        return iteration
+
     def build_lr(
         self,
         net,
@@ -83,18 +97,7 @@ class Optimizer(object):
         """
         if learning_rate_blob is None:
             learning_rate_blob = self.make_unique_blob_name("lr")
-
-        optimization_iter_blob = _OPTIMIZER_ITERATION_NAME
-        if not param_init_net.BlobIsDefined(optimization_iter_blob):
-            # The iteration counter lives on the CPU whatever the device.
-            with core.DeviceScope(core.DeviceOption(caffe2_pb2.CPU)):
-                iteration = param_init_net.ConstantFill(
-                    [], optimization_iter_blob, shape=[1], value=iter_val, dtype=core.DataType.INT64
-                )
-                iter_mutex = param_init_net.CreateMutex([], ["iteration_mutex"])
-                net.AtomicIter([iter_mutex, iteration], [iteration])
-        else:
-            iteration = param_init_net.GetBlobRef(optimization_iter_blob)
+        iteration = self.build_iteration(net, param_init_net, iter_val)
 
         if not net.BlobIsDefined(learning_rate_blob):
             if self._warmup is None:

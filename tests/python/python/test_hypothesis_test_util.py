@@ -130,3 +130,11 @@ class TestHypothesisTestCase(hu.HypothesisTestCase):
         op = core.CreateOperator("Copy", ["X"], ["Y"])
         times = hu.runOpBenchmark(hu.cpu_do, op, [np.ones(4, np.float32)], iterations=2)
         assert len(times) >= 1
+
+
+@given(X=hu.tensor(elements=hu.floats(min_value=-5, max_value=5)), x=hu.floats(width=64))
+@settings(deadline=None, max_examples=20)
+def test_floats_fill_float32_tensors_as_upstreams_tests_use_them(X, x):
+    """hu.floats is 32 bits wide by default, so its values fill float32 arrays exactly."""
+    assert X.dtype == np.float32 and np.all((X >= -5) & (X <= 5))
+    assert isinstance(x, float)

@@ -188,3 +188,25 @@ def test_a_batch_mismatch_of_the_initial_state_is_refused():
     feed(values)
     with pytest.raises(RuntimeError, match="must have the batch size 3 of the sequence"):
         workspace.RunOperatorOnce(rnn_op(False))
+
+
+def test_blob_fetcher_copies_every_step():
+    values = inputs()
+    feed(values)
+    workspace.RunOperatorOnce(rnn_op(True))
+    fetch = core.CreateOperator(
+        "RecurrentNetworkBlobFetcher", ["rnn/step_ws"], ["names"], prefix="x"
+    )
+    workspace.RunOperatorOnce(fetch)
+    names = [n.decode() if isinstance(n, bytes) else n for n in workspace.FetchBlob("names")]
+    expected = reference(values["x"], values["h0"], values["W"], values["b"])
+    for t in range(T):
+        assert "x_hidden_t%d" % t in names and "x_pre%d" % t in names
+        np.testing.assert_allclose(
+            workspace.FetchBlob("x_hidden_t%d" % t)[0], expected[t], rtol=1e-5
+        )
+        assert workspace.FetchBlob("x_timestep%d" % t) == [t]
+    workspace.FeedBlob("not_steps", np.zeros(1, np.float32))
+    bad = core.CreateOperator("RecurrentNetworkBlobFetcher", ["not_steps"], ["names"])
+    with pytest.raises(RuntimeError, match="holds no step workspaces"):
+        workspace.RunOperatorOnce(bad)

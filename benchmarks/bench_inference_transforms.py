@@ -3,7 +3,8 @@ TorchScript, side by side in one run and on the same weights:
 
 - ours, plain: the net of bench_cnn_vs_pytorch.py (Conv, SpatialBN in test mode, Relu, ...);
 - ours, transformed: workspace.ApplyTransform("OptimizeForInference", net) (SpatialBN folded into
-  the Conv before it, Conv + Relu fused into ConvRelu; caffe2.python.net_transforms);
+  the Conv before it, Conv + Relu fused, the convolutions chained in oneDNN's blocked layout with
+  the residual Sum and Relu fused in; caffe2.python.net_transforms);
 - PyTorch eager, and TorchScript traced, torch.jit.freeze'd (BN folded) and
   torch.jit.optimize_for_inference'd (oneDNN blocked layout kept between ops), the peer's best
   inference configuration (2 threads; run under LD_PRELOAD=libtcmalloc_minimal.so.4 as
@@ -87,17 +88,8 @@ def main():
     transformed = workspace.ApplyTransform("OptimizeForInference", plain)
     transformed.name = "bench_infer_transformed"
     types = [op.type for op in transformed.op]
-    print(
-        "transformed: %d ops (was %d): %d ConvRelu, %d Conv, %d SpatialBN, %d Relu"
-        % (
-            len(types),
-            len(plain.op),
-            types.count("ConvRelu"),
-            types.count("Conv"),
-            types.count("SpatialBN"),
-            types.count("Relu"),
-        )
-    )
+    counts = ", ".join("%d %s" % (types.count(t), t) for t in sorted(set(types)))
+    print("transformed: %d ops (was %d): %s" % (len(types), len(plain.op), counts))
     t_plain, y_plain = time_caffe2(plain, str(out), args.steps, args.repeats)
     t_fused, y_fused = time_caffe2(transformed, str(out), args.steps, args.repeats)
 

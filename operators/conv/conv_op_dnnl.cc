@@ -14,6 +14,7 @@
 #include "core/logging.h"
 #include "operators/common/dnnl_context.h"
 #include "operators/common/parallel_for.h"
+#include "operators/conv/conv_dnnl_descs.h"
 #include "operators/conv/conv_policy.h"
 
 namespace caffe2 {
@@ -21,39 +22,6 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-
-// The plain (caller's) layouts and the window arguments of one call, in oneDNN's terms.
-struct ConvDescs {
-  memory::desc src, wei, bias, dst;
-  memory::dims strides, dilates, pad_l, pad_r;
-  bool has_bias = false;
-};
-
-ConvDescs Describe(const ConvPoolGeometry& g, int64_t M, int64_t group, bool has_bias) {
-  static const Tag kAct[] = {Tag::ncw, Tag::nchw, Tag::ncdhw};
-  static const Tag kWei[] = {Tag::oiw, Tag::oihw, Tag::oidhw};
-  static const Tag kGroupWei[] = {Tag::goiw, Tag::goihw, Tag::goidhw};
-  const int nd = g.spatial_dims();
-  ConvDescs d;
-  memory::dims src{g.N, g.C}, dst{g.N, M};
-  memory::dims wei = group > 1 ? memory::dims{group, M / group, g.C / group} : memory::dims{M, g.C};
-  for (int i = 0; i < nd; ++i) {
-    src.push_back(g.in[i]);
-    dst.push_back(g.out[i]);
-    wei.push_back(g.kernel[i]);
-    d.strides.push_back(g.stride[i]);
-    d.dilates.push_back(g.dilation[i] - 1);  // oneDNN counts the gaps
-    d.pad_l.push_back(g.pad_head[i]);
-    d.pad_r.push_back(g.pad_tail[i]);
-  }
-  const auto f32 = memory::data_type::f32;
-  d.src = memory::desc(src, f32, kAct[nd - 1]);
-  d.dst = memory::desc(dst, f32, kAct[nd - 1]);
-  d.wei = memory::desc(wei, f32, group > 1 ? kGroupWei[nd - 1] : kWei[nd - 1]);
-  d.bias = memory::desc({M}, f32, Tag::x);
-  d.has_bias = has_bias;
-  return d;
-}
 
 memory::desc Any(const memory::desc& d) {
   return memory::desc(d.dims(), memory::data_type::f32, Tag::any);

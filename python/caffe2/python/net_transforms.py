@@ -12,7 +12,10 @@ registered names:
   blobs, and so the original net, as they were.
 - "FuseConvRelu": a Conv whose output only a Relu reads becomes a ConvRelu (the DNNL engine fuses
   the relu into the convolution).
-- "OptimizeForInference": both, BN folding first.
+- "KeepDnnlBlockedLayout": the CPU convolutions pass their activations on in oneDNN's blocked
+  layout, with residual Sums and Relus fused in (caffe2.python.net_transforms_dnnl; oneDNN
+  builds only).
+- "OptimizeForInference": all three, in that order (the last one when the build has oneDNN).
 
 Only ops of CPU nets are rewritten (a CUDA device option leaves an op alone), and only where the
 intermediate blob is neither read by another op nor an external output of the net. No transform
@@ -160,6 +163,22 @@ def fuse_conv_relu(net):
     return _rebuild(net, replaced, removed)
 
 
+def _has_dnnl_blocked_ops():
+    from caffe2.python import workspace
+
+    return "DnnlBlockedConv" in workspace.C.registered_operators()
+
+
+@register_transform("KeepDnnlBlockedLayout")
+def keep_dnnl_blocked_layout(net):
+    from caffe2.python.net_transforms_dnnl import keep_dnnl_blocked_layout as keep
+
+    if not _has_dnnl_blocked_ops():
+        raise RuntimeError("KeepDnnlBlockedLayout needs a build with oneDNN (DnnlBlockedConv)")
+    return keep(net)
+
+
 @register_transform("OptimizeForInference")
 def optimize_for_inference(net):
-    return fuse_conv_relu(fold_spatial_bn_into_conv(net))
+    net = fuse_conv_relu(fold_spatial_bn_into_conv(net))
+    return keep_dnnl_blocked_layout(net) if _has_dnnl_blocked_ops() else net

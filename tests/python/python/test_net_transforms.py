@@ -1,7 +1,8 @@
 """workspace.ApplyTransform / ApplyTransformIfFaster and the inference transforms of
 caffe2.python.net_transforms: a small residual CNN gives the same outputs (by value, from bytes
-too) after FoldSpatialBNIntoConv, FuseConvRelu and OptimizeForInference, with exactly the ops
-that may be rewritten rewritten (a blob read twice, an external output, a training-mode SpatialBN
+too) after FoldSpatialBNIntoConv, FuseConvRelu, KeepDnnlBlockedLayout and OptimizeForInference
+(its residual Sum and Relu fused into a blocked convolution), with exactly the ops that may be
+rewritten rewritten (a blob read twice, an external output, a training-mode SpatialBN
 and a CUDA op are left alone); the original net and weights are untouched; the errors; and the
 threshold of ApplyTransformIfFaster deciding without timing."""
 import numpy as np
@@ -26,6 +27,8 @@ def residual_cnn():
     c4 = brew.conv(m, r2, "c4", 8, 4, 1)  # an external output: left alone
     brew.relu(m, c4, "r4")
     m.net.AddExternalOutput(c4)
+    for name in ("r2", "r3", "c3_scaled", "r4"):
+        m.net.AddExternalOutput(core.BlobReference(name))
     return m
 
 
@@ -43,38 +46,29 @@ OUTPUTS = ["r2", "r3", "c3_scaled", "r4", "c4"]
 
 
 def outputs_of(net):
+    for name in OUTPUTS:  # so that a blob the net no longer writes cannot pass for an output
+        workspace.FeedBlob(name, np.full(1, np.nan, np.float32))
     workspace.RunNetOnce(net)
     return {name: workspace.FetchBlob(name).copy() for name in OUTPUTS}
+
+
+FOLDED = ["Conv", "Relu", "Conv", "Sum", "Relu", "Conv", "Relu", "Scale", "Conv", "Relu"]
+# The net as it is: FuseConvRelu finds no Conv whose output only a Relu reads (BNs sit between,
+# c3 is read twice, c4 is an external output), KeepDnnlBlockedLayout no Conv feeding another.
+UNCHANGED = ["Conv", "SpatialBN", "Relu", "Conv", "SpatialBN", "Sum", "Relu", "Conv", "Relu"]
+UNCHANGED += ["Scale", "Conv", "Relu"]
+OPTIMIZED = ["DnnlToBlocked", "DnnlBlockedConv", "DnnlBlockedConv", "DnnlBlockedConv"]
+OPTIMIZED += ["DnnlToPlain", "Relu", "Scale", "DnnlBlockedConv", "DnnlToPlain", "Relu"]
+OPTIMIZED += ["DnnlToPlain"]
 
 
 @pytest.mark.parametrize(
     "name,expected_types",
     [
-        (
-            "FoldSpatialBNIntoConv",
-            ["Conv", "Relu", "Conv", "Sum", "Relu", "Conv", "Relu", "Scale", "Conv", "Relu"],
-        ),
-        (
-            "FuseConvRelu",
-            [
-                "Conv",
-                "SpatialBN",
-                "Relu",
-                "Conv",
-                "SpatialBN",
-                "Sum",
-                "Relu",
-                "Conv",
-                "Relu",
-                "Scale",
-                "Conv",
-                "Relu",
-            ],
-        ),
-        (
-            "OptimizeForInference",
-            ["ConvRelu", "Conv", "Sum", "Relu", "Conv", "Relu", "Scale", "Conv", "Relu"],
-        ),
+        ("FoldSpatialBNIntoConv", FOLDED),
+        ("FuseConvRelu", UNCHANGED),
+        ("KeepDnnlBlockedLayout", UNCHANGED),
+        ("OptimizeForInference", OPTIMIZED),
     ],
 )
 @pytest.mark.parametrize("as_bytes", [False, True])
@@ -105,6 +99,17 @@ def test_folded_filters_are_new_blobs_named_after_the_filter():
     assert {"c1_w_bnfold", "c2_w_bnfold_b"} <= set(transformed.external_input)
 
 
+def test_optimize_for_inference_fuses_the_residual_sum_and_relu():
+    m = residual_cnn()
+    prepare(m)
+    transformed = workspace.ApplyTransform("OptimizeForInference", m.net.Proto())
+    second = transformed.op[2]
+    assert list(second.input) == ["b1_dnnl", "c2_w_bnfold", "c2_w_bnfold_b", "b1_dnnl"]
+    assert list(second.output) == ["r2_dnnl"]
+    flags = {a.name: a.i for a in second.arg if a.name in ("relu", "summand")}
+    assert flags == {"relu": 1, "summand": 1}
+
+
 def test_training_mode_batch_norm_and_cuda_ops_are_left_alone():
     net = core.Net("left_alone")
     net.Conv(["x", "w"], "y", kernel=1)
@@ -112,7 +117,13 @@ def test_training_mode_batch_norm_and_cuda_ops_are_left_alone():
     with core.DeviceScope(core.DeviceOption(caffe2_pb2.CUDA, 0)):
         net.Conv(["z", "w2"], "u", kernel=1)
         net.Relu("u", "u")
-    for name in ("FoldSpatialBNIntoConv", "FuseConvRelu", "OptimizeForInference"):
+    names = (
+        "FoldSpatialBNIntoConv",
+        "FuseConvRelu",
+        "KeepDnnlBlockedLayout",
+        "OptimizeForInference",
+    )
+    for name in names:
         transformed = workspace.ApplyTransform(name, net.Proto())
         assert [op.type for op in transformed.op] == ["Conv", "SpatialBN", "Conv", "Relu"]
 
@@ -136,5 +147,5 @@ def test_apply_transform_if_faster_follows_its_threshold(threshold, transformed)
     chosen = workspace.ApplyTransformIfFaster(
         "OptimizeForInference", m.net.Proto(), m.param_init_net.Proto(), 1, 2, threshold
     )
-    assert ("ConvRelu" in [op.type for op in chosen.op]) == transformed
+    assert ("DnnlBlockedConv" in [op.type for op in chosen.op]) == transformed
     assert chosen.name == m.net.Proto().name

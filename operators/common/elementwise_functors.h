@@ -195,6 +195,48 @@ struct Softsign {
     return x / (T(1) + (x < T(0) ? -x : x));
   }
 };
+struct Cos {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::cos(x);
+  }
+};
+struct Sin {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::sin(x);
+  }
+};
+struct Cube {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return x * x * x;
+  }
+};
+struct Reciprocal {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return T(1) / x;
+  }
+};
+struct Log1p {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::log1p(x);
+  }
+};
+struct Ceil {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::ceil(x);
+  }
+};
+struct Floor {
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x) const {
+    return std::floor(x);
+  }
+};
 struct Swish {  // x sigmoid(x)
   template <class T>
   C2_HOST_DEVICE T operator()(T x) const {
@@ -265,6 +307,36 @@ struct SoftplusGradient {  // saved = Y; sigmoid(x) = 1 - exp(-y)
   template <class T>
   C2_HOST_DEVICE T operator()(T y, T dy) const {
     return dy * (T(1) - std::exp(-y));
+  }
+};
+struct CosGradient {  // saved = X
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
+    return -std::sin(x) * dy;
+  }
+};
+struct SinGradient {  // saved = X
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
+    return std::cos(x) * dy;
+  }
+};
+struct CubeGradient {  // saved = X
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
+    return T(3) * x * x * dy;
+  }
+};
+struct ReciprocalGradient {  // saved = Y; d(1/x)/dx = -1/x^2 = -y^2
+  template <class T>
+  C2_HOST_DEVICE T operator()(T y, T dy) const {
+    return -y * y * dy;
+  }
+};
+struct Log1pGradient {  // saved = X
+  template <class T>
+  C2_HOST_DEVICE T operator()(T x, T dy) const {
+    return dy / (T(1) + x);
   }
 };
 struct SwishGradient {  // saved = X; d(x s)/dx = s + x s (1 - s), s = sigmoid(x)

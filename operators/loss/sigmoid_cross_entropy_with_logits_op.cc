@@ -30,15 +30,8 @@ class SigmoidCrossEntropyWithLogitsOp final : public Operator<CPUContext> {
     const SigmoidXentRows r = CheckSigmoidXentInputs(logits, targets);
     Tensor* out = Output(0);
     out->Resize(r.loss_dims);
-    const float* x = logits.data<float>();
-    const float* t = targets.data<float>();
-    float* y = out->mutable_data<float>();
-    for (int64_t i = 0; i < r.rows; ++i) {
-      double sum = 0;
-      for (int64_t j = i * r.inner; j < (i + 1) * r.inner; ++j)
-        sum += SigmoidXentLogLikelihood(kind_, x[j], t[j]);
-      y[i] = r.inner == 0 ? 0.f : static_cast<float>(-sum / r.inner);
-    }
+    SigmoidXentForward(kind_, r, logits.data<float>(), targets.data<float>(), nullptr,
+                       out->mutable_data<float>());
     return true;
   }
 
@@ -58,15 +51,8 @@ class SigmoidCrossEntropyWithLogitsGradientOp final : public Operator<CPUContext
     CheckSigmoidXentGradient(dY, r);
     Tensor* dX = Output(0);
     dX->ResizeLike(logits);
-    const float* dy = dY.data<float>();
-    const float* x = logits.data<float>();
-    const float* t = targets.data<float>();
-    float* dx = dX->mutable_data<float>();
-    for (int64_t i = 0; i < r.rows; ++i) {
-      const float scale = -dy[i] / static_cast<float>(r.inner);
-      for (int64_t j = i * r.inner; j < (i + 1) * r.inner; ++j)
-        dx[j] = scale * SigmoidXentLogLikelihoodGrad(kind_, x[j], t[j]);
-    }
+    SigmoidXentBackward(kind_, r, dY.data<float>(), logits.data<float>(), targets.data<float>(),
+                        nullptr, dX->mutable_data<float>());
     return true;
   }
 

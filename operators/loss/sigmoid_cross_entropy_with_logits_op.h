@@ -81,4 +81,25 @@ inline void CheckSigmoidXentGradient(const Tensor& dY, const SigmoidXentRows& r)
              Tensor::DimsString(r.loss_dims), " tensor, got ", dY.DebugString());
 }
 
+// xent[i] = -mean over row i of w * log-likelihood (w = nullptr: weights of 1); 0 for empty rows.
+inline void SigmoidXentForward(SigmoidXentKind kind, const SigmoidXentRows& r, const float* x,
+                               const float* t, const float* w, float* xent) {
+  for (int64_t i = 0; i < r.rows; ++i) {
+    double sum = 0;
+    for (int64_t j = i * r.inner; j < (i + 1) * r.inner; ++j)
+      sum += (w ? w[j] : 1.f) * SigmoidXentLogLikelihood(kind, x[j], t[j]);
+    xent[i] = r.inner == 0 ? 0.f : static_cast<float>(-sum / r.inner);
+  }
+}
+
+// dx = -dxent[i] * w * dLL/dx / inner, the gradient of SigmoidXentForward in x.
+inline void SigmoidXentBackward(SigmoidXentKind kind, const SigmoidXentRows& r, const float* dxent,
+                                const float* x, const float* t, const float* w, float* dx) {
+  for (int64_t i = 0; i < r.rows; ++i) {
+    const float scale = -dxent[i] / static_cast<float>(r.inner);
+    for (int64_t j = i * r.inner; j < (i + 1) * r.inner; ++j)
+      dx[j] = scale * (w ? w[j] : 1.f) * SigmoidXentLogLikelihoodGrad(kind, x[j], t[j]);
+  }
+}
+
 }  // namespace caffe2

@@ -11,8 +11,6 @@
 namespace caffe2 {
 namespace {
 
-constexpr SigmoidXentKind kJoined = SigmoidXentKind::kJoined;
-
 class WeightedSigmoidCrossEntropyWithLogitsOp final : public Operator<CPUContext> {
  public:
   using Operator<CPUContext>::Operator;
@@ -23,16 +21,8 @@ class WeightedSigmoidCrossEntropyWithLogitsOp final : public Operator<CPUContext
     const SigmoidXentRows r = CheckSigmoidXentInputs(logits, targets, &weights);
     Tensor* out = Output(0);
     out->Resize(r.loss_dims);
-    const float* x = logits.data<float>();
-    const float* t = targets.data<float>();
-    const float* w = weights.data<float>();
-    float* y = out->mutable_data<float>();
-    for (int64_t i = 0; i < r.rows; ++i) {
-      double sum = 0;
-      for (int64_t j = i * r.inner; j < (i + 1) * r.inner; ++j)
-        sum += w[j] * SigmoidXentLogLikelihood(kJoined, x[j], t[j]);
-      y[i] = r.inner == 0 ? 0.f : static_cast<float>(-sum / r.inner);
-    }
+    SigmoidXentForward(SigmoidXentKind::kJoined, r, logits.data<float>(), targets.data<float>(),
+                       weights.data<float>(), out->mutable_data<float>());
     return true;
   }
 };
@@ -49,16 +39,8 @@ class WeightedSigmoidCrossEntropyWithLogitsGradientOp final : public Operator<CP
     CheckSigmoidXentGradient(dY, r);
     Tensor* dX = Output(0);
     dX->ResizeLike(logits);
-    const float* dy = dY.data<float>();
-    const float* x = logits.data<float>();
-    const float* t = targets.data<float>();
-    const float* w = weights.data<float>();
-    float* dx = dX->mutable_data<float>();
-    for (int64_t i = 0; i < r.rows; ++i) {
-      const float scale = -dy[i] / static_cast<float>(r.inner);
-      for (int64_t j = i * r.inner; j < (i + 1) * r.inner; ++j)
-        dx[j] = scale * w[j] * SigmoidXentLogLikelihoodGrad(kJoined, x[j], t[j]);
-    }
+    SigmoidXentBackward(SigmoidXentKind::kJoined, r, dY.data<float>(), logits.data<float>(),
+                        targets.data<float>(), weights.data<float>(), dX->mutable_data<float>());
     return true;
   }
 };

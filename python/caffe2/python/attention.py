@@ -8,10 +8,9 @@ Each function returns (attention_weighted_encoder_context [1, N, D_e],
 attention_weights_3d [N, S, 1], blobs worth recomputing on backward[, coverage_t]).
 
 With `encoder_lengths` ([N] int32), the logits of encoder steps s >= encoder_lengths[n] are
-masked out before the softmax (SequenceMask when the library registers it; otherwise an
-equivalent additive mask of -1e20 built from registered ops).
+masked out before the softmax (SequenceMask, -inf).
 """
-from caffe2.python import brew, core
+from caffe2.python import brew
 
 
 class AttentionType:
@@ -21,30 +20,6 @@ class AttentionType:
 def s(scope, name):
     # Scoped by hand: the decoder step adds these ops outside the cell's name scope.
     return "{}/{}".format(str(scope), str(name)) if scope else str(name)
-
-
-def _masking_bias(model, logits, encoder_lengths, scope):
-    """[N, S] tensor: 0 where s < encoder_lengths[n], -1e20 elsewhere (logits [N, S, 1])."""
-    shape = model.net.Shape(logits, s(scope, "attention_logits_shape"))
-    length = model.net.Slice(shape, s(scope, "attention_encoder_length"), starts=[1], ends=[2])
-    length = model.net.Cast(length, s(scope, "attention_encoder_length_int"), to="int32")
-    positions = model.net.LengthsRangeFill(length, s(scope, "attention_positions"))
-    positions = model.net.Cast(positions, s(scope, "attention_positions_float"), to="float")
-    positions = model.net.ExpandDims(positions, s(scope, "attention_positions_row"), dims=[0])
-    ones = model.net.ConstantFill(
-        encoder_lengths, s(scope, "attention_batch_ones"), value=1.0, dtype=core.DataType.FLOAT
-    )
-    ones = model.net.ExpandDims(ones, s(scope, "attention_batch_ones_column"), dims=[1])
-    # [N, S]: every row holds 0 .. S - 1.
-    grid = model.net.MatMul([ones, positions], s(scope, "attention_position_grid"))
-    lengths = model.net.Cast(encoder_lengths, s(scope, "attention_lengths_float"), to="float")
-    invalid = model.net.GE(
-        [grid, lengths], s(scope, "attention_invalid_positions"), broadcast=1, axis=0
-    )
-    invalid = model.net.Cast(invalid, s(scope, "attention_invalid_float"), to="float")
-    bias = model.net.Scale(invalid, s(scope, "attention_masking_bias"), scale=-1e20)
-    # The mask is a constant of the lengths: no gradient flows into its ops (GE has none).
-    return model.net.StopGradient(bias, bias)
 
 
 def _calc_weighted_context(
@@ -67,20 +42,11 @@ def _calc_weighted_context(
 
 def _calc_attention_weights(model, attention_logits_transposed, output_dim, scope, encoder_lengths):
     if encoder_lengths is not None:
-        if core.IsOperator("SequenceMask"):
-            attention_logits_transposed = model.net.SequenceMask(
-                [attention_logits_transposed, encoder_lengths],
-                [s(scope, "masked_attention_logits")],
-                mode="sequence",
-            )
-        else:
-            bias = _masking_bias(model, attention_logits_transposed, encoder_lengths, scope)
-            attention_logits_transposed = model.net.Add(
-                [attention_logits_transposed, bias],
-                s(scope, "masked_attention_logits"),
-                broadcast=1,
-                axis=0,
-            )
+        attention_logits_transposed = model.net.SequenceMask(
+            [attention_logits_transposed, encoder_lengths],
+            [s(scope, "masked_attention_logits")],
+            mode="sequence",
+        )
     # [N, S, 1], normalized over the encoder steps.
     return brew.softmax(
         model, attention_logits_transposed, s(scope, "attention_weights_3d"), axis=1

@@ -263,17 +263,6 @@ def reference(X, W, b, dY):
     return [Y] + list(conv_grad_nchw(X, W, dY, [1, 1], [1, 1], [1, 1], [1, 1], 1))
 
 
-@pytest.fixture
-def autotune_file(tmp_path):
-    """A fresh --caffe2_autotune_cache file for one test; the flags are reset afterwards."""
-    path = str(tmp_path / "autotune.txt")
-    workspace.GlobalInit(["test", "--caffe2_autotune_cache=" + path])
-    workspace.C.autotune_forget()
-    yield path
-    workspace.GlobalInit(["test", "--caffe2_autotune_cache=", "--nocaffe2_exhaustive_search"])
-    workspace.C.autotune_forget()
-
-
 def records(path):
     with open(path) as f:
         return [line.rstrip("\n").split("\t") for line in f if line.strip()]

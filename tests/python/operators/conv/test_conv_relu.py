@@ -66,17 +66,6 @@ class TestConvRelu(hu.HypothesisTestCase):
 HAS_DNNL = "ConvRelu_ENGINE_DNNL" in workspace.C.registered_operators()
 
 
-@pytest.fixture
-def autotune_file(tmp_path):
-    """A fresh --caffe2_autotune_cache file for one test; the flags are reset afterwards."""
-    path = str(tmp_path / "autotune.txt")
-    workspace.GlobalInit(["test", "--caffe2_autotune_cache=" + path])
-    workspace.C.autotune_forget()
-    yield path
-    workspace.GlobalInit(["test", "--caffe2_autotune_cache=", "--nocaffe2_exhaustive_search"])
-    workspace.C.autotune_forget()
-
-
 @pytest.mark.skipif(not HAS_DNNL, reason="this build has no oneDNN")
 def test_every_dnnl_variant_applies_the_relu(autotune_file):
     """Each variant forced through the autotune cache: the gemm variant's relu after the GEMM and

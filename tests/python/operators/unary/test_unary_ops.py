@@ -1,8 +1,9 @@
-"""The unary ops as one table (Exp, Log, Sqrt, Sqr, Negative, Abs, Sigmoid, Tanh, Relu, LeakyRelu,
-Elu, Softplus, Softsign, Clip, Scale): numpy references, finite-difference gradients, in-place
-variants, double and integer inputs and the gradient ops emitted; device checks of every op
-against its CPU kernel (forward and gradient, float16 on the GPU) and of the cuDNN-engine Relu,
-Sigmoid and Tanh. Checks of one op alone are in its own test_<op>.py."""
+"""The unary ops as one table (the activations Sigmoid, Tanh, Relu, LeakyRelu, Elu, Softplus,
+Softsign, Clip, and the first math ops of operators/math: Exp, Log, Sqrt, Sqr, Negative, Abs,
+Scale): numpy references, finite-difference gradients, in-place variants, double and integer
+inputs and the gradient ops emitted; device checks of every op against its CPU kernel (forward
+and gradient, float16 on the GPU) and of the cuDNN-engine Relu, Sigmoid and Tanh. Checks of one
+op alone are in its own test_<op>.py."""
 import unittest
 
 import hypothesis.strategies as st

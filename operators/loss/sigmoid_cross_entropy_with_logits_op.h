@@ -9,12 +9,14 @@
 
 #include "core/enforce.h"
 #include "core/tensor.h"
+#include "operators/common/elementwise_functors.h"
 
 namespace caffe2 {
 
-// log(1 + exp(x)), exact for large |x|.
-inline float SoftplusOf(float x) { return std::fmax(x, 0.f) + std::log1p(std::exp(-std::fabs(x))); }
-inline float SigmoidOf(float x) { return 1.f / (1.f + std::exp(-x)); }
+// log(1 + exp(x)) (exact for large |x|) and the logistic function, as the elementwise ops have
+// them.
+inline float SoftplusOf(float x) { return functors::Softplus()(x); }
+inline float SigmoidOf(float x) { return functors::Sigmoid()(x); }
 
 enum class SigmoidXentKind {
   kJoined,     // t log s(x) + (1 - t) log(1 - s(x)), the ordinary loss

@@ -8,6 +8,7 @@
 #include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/common/input_checks.h"
 
 namespace caffe2 {
 namespace {
@@ -21,10 +22,6 @@ LpNormArgs ReadLpNormArgs(const OperatorBase& op) {
   LpNormArgs a{op.GetSingleArgument<int>("p", 2), op.GetSingleArgument<bool>("average", false)};
   C2_ENFORCE(a.p == 1 || a.p == 2, "p must be 1 or 2, got ", a.p);
   return a;
-}
-
-void CheckFloat(const Tensor& t, const char* name) {
-  C2_ENFORCE(t.IsType<float>(), name, " must be a float tensor, got ", t.DebugString());
 }
 
 class LpNormOp final : public Operator<CPUContext> {

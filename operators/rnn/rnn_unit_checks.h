@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/operator.h"
+#include "operators/common/elementwise_functors.h"
 #include "operators/tensor/tensor_util.h"
 
 namespace caffe2 {
@@ -53,6 +54,6 @@ inline std::vector<bool> RnnValidRows(const OperatorBase& op, const RnnUnitArgs&
   return valid;
 }
 
-inline float RnnSigmoid(float x) { return 1.f / (1.f + std::exp(-x)); }
+inline float RnnSigmoid(float x) { return functors::Sigmoid()(x); }
 
 }  // namespace caffe2

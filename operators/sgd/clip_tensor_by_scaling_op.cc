@@ -6,15 +6,10 @@
 #include "core/gpu_fallback_declarations.h"
 #include "core/gradient.h"
 #include "core/operator.h"
+#include "operators/sgd/sgd_util.h"
 
 namespace caffe2 {
 namespace {
-
-float ScalarFloat(const Tensor& t, const char* name) {
-  C2_ENFORCE(t.IsType<float>() && t.numel() == 1, name, " must be a one-element float tensor, got ",
-             t.DebugString());
-  return t.data<float>()[0];
-}
 
 class ClipTensorByScalingOp final : public Operator<CPUContext> {
  public:

@@ -63,7 +63,7 @@ class FtrlBase : public Operator<CPUContext> {
     *w = Output(0)->mutable_data<float>();
     *nz = Output(1)->mutable_data<float>();
     FtrlParams p = params_;
-    if (InputSize() > alpha_input_) p.alpha = LearningRateValue(Input(alpha_input_));
+    if (InputSize() > alpha_input_) p.alpha = ScalarFloat(Input(alpha_input_), "alpha");
     C2_ENFORCE(p.alpha > 0, "alpha must be positive, got ", p.alpha);
     return p;
   }

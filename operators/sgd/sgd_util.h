@@ -27,12 +27,15 @@ C2_HOST_DEVICE inline float MomentumUpdate(float g, float m, float rate, float m
   return step;
 }
 
-// The learning rate: a one-element float tensor, used as given (its sign is the caller's choice).
-inline float LearningRateValue(const Tensor& lr) {
-  C2_ENFORCE(lr.numel() == 1 && lr.IsType<float>(), "lr must be a one-element float tensor, got ",
-             lr.DebugString());
-  return lr.data<float>()[0];
+// The value of `t`, the input called `name`: a one-element float tensor (on the host).
+inline float ScalarFloat(const Tensor& t, const char* name) {
+  C2_ENFORCE(t.numel() == 1 && t.IsType<float>(), name, " must be a one-element float tensor, got ",
+             t.DebugString());
+  return t.data<float>()[0];
 }
+
+// The learning rate: a one-element float tensor, used as given (its sign is the caller's choice).
+inline float LearningRateValue(const Tensor& lr) { return ScalarFloat(lr, "lr"); }
 
 inline void CheckSameShape(const Tensor& a, const char* a_name, const Tensor& b,
                            const char* b_name) {

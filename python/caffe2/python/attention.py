@@ -82,6 +82,21 @@ def _apply_fc_weight_for_sum_match(model, input, dim_in, dim_out, scope, name):
     return model.net.Squeeze(output, output, dims=[0])
 
 
+def _weigh(model, logits, encoder_outputs_transposed, encoder_output_dim, scope, encoder_lengths):
+    """(context [1, N, D_e], weights [N, S, 1]) from the attention logits [N, S, 1]."""
+    weights = _calc_attention_weights(model, logits, encoder_output_dim, scope, encoder_lengths)
+    context = _calc_weighted_context(
+        model, encoder_outputs_transposed, encoder_output_dim, weights, scope
+    )
+    return context, weights
+
+
+def _attend(model, outputs_sum, encoder_outputs_transposed, encoder_output_dim, scope, lengths):
+    """(context, weights) of an additive match: the logits v . tanh(outputs_sum) weighed."""
+    logits = _calc_attention_logits_from_sum_match(model, outputs_sum, encoder_output_dim, scope)
+    return _weigh(model, logits, encoder_outputs_transposed, encoder_output_dim, scope, lengths)
+
+
 def apply_recurrent_attention(
     model,
     encoder_output_dim,
@@ -122,10 +137,8 @@ def apply_recurrent_attention(
         s(scope, "decoder_hidden_encoder_outputs_sum"),
         broadcast=1,
     )
-    logits = _calc_attention_logits_from_sum_match(model, outputs_sum, encoder_output_dim, scope)
-    weights = _calc_attention_weights(model, logits, encoder_output_dim, scope, encoder_lengths)
-    context = _calc_weighted_context(
-        model, encoder_outputs_transposed, encoder_output_dim, weights, scope
+    context, weights = _attend(
+        model, outputs_sum, encoder_outputs_transposed, encoder_output_dim, scope, encoder_lengths
     )
     return context, weights, [outputs_sum]
 
@@ -155,10 +168,8 @@ def apply_regular_attention(
         s(scope, "decoder_hidden_encoder_outputs_sum"),
         broadcast=1,
     )
-    logits = _calc_attention_logits_from_sum_match(model, outputs_sum, encoder_output_dim, scope)
-    weights = _calc_attention_weights(model, logits, encoder_output_dim, scope, encoder_lengths)
-    context = _calc_weighted_context(
-        model, encoder_outputs_transposed, encoder_output_dim, weights, scope
+    context, weights = _attend(
+        model, outputs_sum, encoder_outputs_transposed, encoder_output_dim, scope, encoder_lengths
     )
     return context, weights, [outputs_sum]
 
@@ -198,9 +209,8 @@ def apply_dot_attention(
     logits = model.net.BatchMatMul(
         [encoder_outputs_transposed, expanded], s(scope, "attention_logits"), trans_a=1
     )
-    weights = _calc_attention_weights(model, logits, encoder_output_dim, scope, encoder_lengths)
-    context = _calc_weighted_context(
-        model, encoder_outputs_transposed, encoder_output_dim, weights, scope
+    context, weights = _weigh(
+        model, logits, encoder_outputs_transposed, encoder_output_dim, scope, encoder_lengths
     )
     return context, weights, []
 
@@ -249,10 +259,8 @@ def apply_soft_coverage_attention(
         axis=0,
     )
     outputs_sum = model.net.Add([outputs_sum, scaled_coverage_weights], outputs_sum)
-    logits = _calc_attention_logits_from_sum_match(model, outputs_sum, encoder_output_dim, scope)
-    weights = _calc_attention_weights(model, logits, encoder_output_dim, scope, encoder_lengths)
-    context = _calc_weighted_context(
-        model, encoder_outputs_transposed, encoder_output_dim, weights, scope
+    context, weights = _attend(
+        model, outputs_sum, encoder_outputs_transposed, encoder_output_dim, scope, encoder_lengths
     )
     # [N, S]
     weights_2d = model.net.Squeeze(weights, s(scope, "attention_weights_2d"), dims=[2])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every Debian package the project needs (idempotent; uses sudo when not root). clang and its
 # runtimes build the sanitizer and fuzzing job (scripts/run_sanitizers.sh); clang-format, black and
-# flake8 check the formatting (scripts/check_format.sh).
+# flake8 check the formatting (scripts/check_format.sh); iproute2 (ip, tc) and util-linux (unshare)
+# make the simulated hosts of the multi-host tests (caffe2.distributed.simulated_hosts).
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +15,7 @@ PACKAGES=(
   python3-networkx python3-pydot graphviz libhiredis-dev redis-server
   python3-torch libtcmalloc-minimal4 libgloo-dev libdnnl-dev
   libopenmpi-dev openmpi-bin
+  iproute2 util-linux
   clang libclang-rt-14-dev
   clang-format black flake8
 )

@@ -29,8 +29,6 @@ namespace {
 constexpr std::chrono::milliseconds kGlooDefaultTimeout = std::chrono::seconds(30);
 // A claim in another run id this recent (beyond the timeout) counts as a shard given the wrong id.
 constexpr int64_t kMismatchWindowSeconds = 60;
-// How long a failed rank waits for the other ranks' failure reports.
-constexpr std::chrono::milliseconds kReportGrace = std::chrono::seconds(5);
 
 std::string LocalHostName() {
   if (const char* forced = std::getenv("C2_RENDEZVOUS_HOSTNAME")) {
@@ -43,10 +41,6 @@ std::string LocalHostName() {
 
 std::string MemberKey(const std::string& name, int rank) {
   return name + "/member/" + std::to_string(rank);
-}
-
-std::string FailureKey(const std::string& name, int rank) {
-  return name + "/failure/" + std::to_string(rank);
 }
 
 std::string ClosingKey(const std::string& name, int rank) {
@@ -76,16 +70,6 @@ void CheckSameSize(const std::string& name, const CommonWorldOptions& options, i
 }
 
 // True when `member` ran on this host and its process is gone (or a zombie nobody reaped yet).
-bool ProcessIsGone(const MemberInfo& member) {
-  if (member.host != LocalHostName() || member.pid <= 0) return false;
-  if (kill(static_cast<pid_t>(member.pid), 0) != 0) return errno == ESRCH;
-  std::ifstream stat("/proc/" + std::to_string(member.pid) + "/stat");
-  // comm is "(name)" and may hold spaces: the state is the first field after the last ')'.
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  const size_t close = line.rfind(')');
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
-}
 
 [[noreturn]] void ThrowRankTaken(const std::string& name, int rank, const MemberInfo& me,
                                  const MemberInfo& other, std::chrono::milliseconds timeout) {
@@ -212,6 +196,17 @@ std::vector<std::string> PeerAddresses(const gloo::Context& context,
 
 }  // namespace
 
+bool ProcessIsGone(const MemberInfo& member) {
+  if (member.host != LocalHostName() || member.pid <= 0) return false;
+  if (kill(static_cast<pid_t>(member.pid), 0) != 0) return errno == ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(member.pid) + "/stat");
+  // comm is "(name)" and may hold spaces: the state is the first field after the last ')'.
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
 std::string MemberInfo::Encode() const {
   std::ostringstream os;
   os << "host=" << host << "\npid=" << pid << "\naddress=" << address << "\nstart=" << start_time
@@ -255,7 +250,18 @@ int CommonWorld::RankInMessage(const std::string& message) const {
       return static_cast<int>(r);
     }
   }
-  return -1;
+  // Gloo may name the connection's other port ("[ip]:ephemeral"): then the IP alone, when exactly
+  // one other rank has it (ranks on one host share it).
+  int found = -1;
+  for (size_t r = 0; r < peer_addresses.size(); ++r) {
+    const std::string& address = peer_addresses[r];
+    const size_t close = address.find("]:");
+    if (static_cast<int>(r) == rank() || close == std::string::npos) continue;
+    if (message.find(address.substr(0, close + 2)) == std::string::npos) continue;
+    if (found >= 0) return -1;
+    found = static_cast<int>(r);
+  }
+  return found;
 }
 
 CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
@@ -368,79 +374,6 @@ void CloseGracefully(CommonWorld& world) {
     }
   }
   world.context->closeConnections();
-}
-
-std::string ExplainFailure(CommonWorld& world, const std::string& what,
-                           const std::string& gloo_message) {
-  const int me = world.rank(), size = world.size();
-  // Peers blocked on this rank learn about the failure now rather than at their timeout.
-  try {
-    world.closed = true;
-    world.context->closeConnections();
-  } catch (const std::exception&) {
-  }
-  const int suspect = world.RankInMessage(gloo_message);
-  std::vector<int> gone, silent;
-  std::vector<bool> reported(size, false);
-  if (world.store) {
-    try {
-      world.store->setIfAbsent(FailureKey(world.name, me), MakeString(what, ": ", gloo_message));
-      const auto deadline =
-          std::chrono::steady_clock::now() + std::min(kReportGrace, world.timeout());
-      int missing = size - 1;
-      while (missing > 0 && std::chrono::steady_clock::now() < deadline) {
-        missing = 0;
-        for (int r = 0; r < size; ++r) {
-          if (r == me || reported[r]) continue;
-          if (static_cast<size_t>(r) < world.members.size() && ProcessIsGone(world.members[r])) {
-            continue;  // counted below; no need to wait for it
-          }
-          reported[r] = world.store->check({FailureKey(world.name, r)});
-          if (!reported[r]) ++missing;
-        }
-        if (missing > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    } catch (const std::exception& e) {
-      C2_LOG(Warning) << "Gloo: could not exchange failure reports through the store: " << e.what();
-    }
-  }
-  for (int r = 0; r < size; ++r) {
-    if (r == me || reported[r]) continue;
-    const bool exited =
-        static_cast<size_t>(r) < world.members.size() && ProcessIsGone(world.members[r]);
-    if (exited || !world.store) {
-      if (exited || r == suspect) gone.push_back(r);
-    } else {
-      silent.push_back(r);
-    }
-  }
-  std::ostringstream os;
-  os << what << " failed on rank " << me << " of " << size << " (common world '" << world.name
-     << "'): ";
-  if (!gone.empty() || !silent.empty()) {
-    constexpr size_t kShown = 8;  // big worlds: name a few, count the rest
-    for (size_t i = 0; i < gone.size() && i < kShown; ++i) {
-      os << (i ? "; " : "") << world.DescribeRank(gone[i]) << " has exited";
-      if (gone[i] == suspect) os << " (its connection broke)";
-    }
-    if (gone.size() > kShown) os << "; " << gone.size() - kShown << " more ranks have exited";
-    if (!silent.empty()) {
-      os << (gone.empty() ? "" : "; ");
-      for (size_t i = 0; i < silent.size() && i < kShown; ++i) {
-        os << (i ? ", " : "") << world.DescribeRank(silent[i]);
-        if (silent[i] == suspect) os << " (its connection broke)";
-      }
-      if (silent.size() > kShown) os << " and " << silent.size() - kShown << " more ranks";
-      os << (silent.size() == 1 ? " is" : " are") << " dead or stuck (no failure report within "
-         << std::min(kReportGrace, world.timeout()).count() / 1000 << " s)";
-    }
-  } else if (suspect >= 0) {
-    os << "the connection to " << world.DescribeRank(suspect) << " broke";
-  } else {
-    os << "every peer reported a failure too";
-  }
-  os << ". Gloo: " << gloo_message;
-  return os.str();
 }
 
 }  // namespace caffe2

@@ -91,9 +91,14 @@ CommonWorldPtr CloneCommonWorld(const CommonWorld& existing, const std::string& 
 // DestroyCommonWorld and the world's destructor (a process exiting after its last collective).
 void CloseGracefully(CommonWorld& world);
 
+// Whether the process of `member` is known to have exited (or to be a zombie): only answerable for
+// members on this host; false for the others.
+bool ProcessIsGone(const MemberInfo& member);
+
 // Called by a failed collective `what` (e.g. "Allreduce 'w_grad'") with Gloo's message: closes the
 // world, exchanges failure reports through the store and returns a message naming the ranks that
-// are gone.
+// are gone (failure_report.cc). The exchange takes at most 5 s (or the world's timeout if shorter),
+// even when the store itself is unreachable.
 std::string ExplainFailure(CommonWorld& world, const std::string& what,
                            const std::string& gloo_message);
 

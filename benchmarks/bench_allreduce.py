@@ -1,13 +1,19 @@
-"""Allreduce bandwidth on loopback: our Gloo Allreduce op against torch.distributed (gloo backend),
-2 processes each, side by side in one run; then the step-time overhead of 2 shards over 1 for the
-data-parallel ResNet of the main job (synthetic data, one thread per shard).
+"""Allreduce bandwidth: our Gloo Allreduce op against torch.distributed (gloo backend), 2 processes
+each, side by side in one run; then the step-time overhead of 2 shards over 1 for the data-parallel
+ResNet of the main job (synthetic data, one thread per shard).
 
     /usr/bin/python3 benchmarks/bench_allreduce.py [--sizes_mb 1 16 100] [--iters 20] [--no_steps]
+        [--hosts loopback|netns] [--rate 1gbit]
 
-Bandwidth = bytes / median time per allreduce (for 2 ranks algorithm and bus bandwidth agree).
-Each configuration runs `--rounds` times alternating caffe2 and torch; medians are reported.
+--hosts loopback (default) runs both processes on 127.0.0.1; --hosts netns runs each on a simulated
+host of its own (caffe2.distributed.simulated_hosts: a network namespace with its own address, root
+needed) whose link --rate limits in both directions, and reports the payload rate in Gbit/s
+(bytes x 8 / time) beside the link's. Bandwidth = bytes / median time per allreduce (for 2 ranks
+algorithm and bus bandwidth agree). Each configuration runs `--rounds` times alternating caffe2 and
+torch; medians are reported.
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -18,9 +24,11 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from caffe2.distributed.simulated_hosts import SimulatedHosts, unavailable_reason  # noqa: E402
 
 WORKER = r"""
-import json, sys, time
+import json, os, sys, time
 import numpy as np
 which, rank, size_mb, iters, store = (
     sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
@@ -31,7 +39,8 @@ if which == "caffe2":
     workspace.RunOperatorOnce(core.CreateOperator(
         "FileStoreHandlerCreate", [], ["store"], path=store, prefix="bench"))
     workspace.RunOperatorOnce(core.CreateOperator(
-        "CreateCommonWorld", ["store"], ["cw"], name="cw", engine="GLOO", rank=rank, size=2))
+        "CreateCommonWorld", ["store"], ["cw"], name="cw", engine="GLOO", rank=rank, size=2,
+        interface=os.environ.get("C2_BENCH_IFACE", "")))
     workspace.FeedBlob("x", np.ones(n, np.float32))
     net = core.Net("ar")
     net.Allreduce(["cw", "x"], ["x"], engine="GLOO")
@@ -53,19 +62,18 @@ print(json.dumps({"median": times[len(times) // 2]}))
 """
 
 
-def allreduce_once(which, size_mb, iters):
+def allreduce_once(which, size_mb, iters, hosts=None):
+    """Median seconds per allreduce of 2 processes; on `hosts` (SimulatedHosts), one per host."""
     store = tempfile.mkdtemp(prefix="c2_bench_ar_")
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", WORKER, which, str(r), str(size_mb), str(iters), store],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for r in range(2)
-    ]
+    if hosts is not None:
+        env.update(C2_BENCH_IFACE="eth0", GLOO_SOCKET_IFNAME="eth0")
+    procs = []
+    for r in range(2):
+        cmd = [sys.executable, "-c", WORKER, which, str(r), str(size_mb), str(iters), store]
+        popen = subprocess.Popen if hosts is None else functools.partial(hosts.popen, r)
+        procs.append(popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    # Each worker prints one short line: reading the pipes in turn cannot stall the other worker.
     outs = [p.communicate(timeout=600) for p in procs]
     for p, (out, err) in zip(procs, outs):
         if p.returncode != 0:
@@ -78,60 +86,82 @@ def median(values):
     return values[len(values) // 2]
 
 
-def step_time(num_shards, iters, bucket_mb=0.0):
-    """Median seconds per training iteration of the main job's ResNet-8 (synthetic data)."""
+def step_time(num_shards, iters, bucket_mb=0.0, hosts=None, model=None):
+    """Median seconds per training iteration of the main job's ResNet-8 (synthetic data, batch 64
+    per shard); on `hosts` (SimulatedHosts), one shard per host. `model` adds trainer flags."""
     store = tempfile.mkdtemp(prefix="c2_bench_step_")
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1")
     run_id = uuid.uuid4().hex
-    cmd = [
-        sys.executable,
-        os.path.join(ROOT, "examples", "resnet50_trainer.py"),
-        "--train_data",
-        "null",
-        "--use_cpu",
-        "1",
-        "--model",
-        "resnet",
-        "--resnet_blocks",
-        "1",
-        "--num_channels",
-        "1",
-        "--image_size",
-        "28",
-        "--num_labels",
-        "10",
-        "--batch_size",
-        "64",
-        "--epoch_size",
-        str(64 * num_shards * iters),
-        "--num_epochs",
-        "1",
-        "--num_shards",
-        str(num_shards),
-        "--run_id",
-        run_id,
-        "--file_store_path",
-        store,
-        "--log_dir",
-        store,
-        "--bucket_size_mb",
-        str(bucket_mb),
-    ]
-    procs = [
-        subprocess.Popen(
-            cmd + ["--shard_id", str(s)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        for s in range(num_shards)
-    ]
-    outs = [p.communicate(timeout=900)[0] for p in procs]
+    cmd = [sys.executable, os.path.join(ROOT, "examples", "resnet50_trainer.py")]
+    cmd += ["--train_data", "null", "--use_cpu", "1", "--batch_size", "64"]
+    cmd += model or STEP_MODEL
+    cmd += ["--epoch_size", str(64 * num_shards * iters), "--num_epochs", "1"]
+    cmd += ["--num_shards", str(num_shards), "--run_id", run_id, "--file_store_path", store]
+    cmd += ["--log_dir", store, "--bucket_size_mb", str(bucket_mb)]
+    if hosts is not None:
+        cmd += ["--distributed_interfaces", "eth0"]
+    logs = [os.path.join(store, "shard{}.out".format(s)) for s in range(num_shards)]
+    procs = []
+    for s in range(num_shards):
+        popen = subprocess.Popen if hosts is None else functools.partial(hosts.popen, s)
+        with open(logs[s], "w") as log:  # a file: unread pipes would stall the shards
+            procs.append(
+                popen(cmd + ["--shard_id", str(s)], env=env, stdout=log, stderr=subprocess.STDOUT)
+            )
+    for p in procs:
+        p.wait(timeout=900)
+    outs = [open(log).read() for log in logs]
     rates = [float(x) for x in re.findall(r"\(([\d.]+) images/sec\)", outs[0])][3:]
     if any(p.returncode for p in procs) or not rates:
         raise RuntimeError("trainer failed:\n" + "\n".join(outs))
     return 64.0 / median(rates)
+
+
+# The main job's ResNet-8 on 28x28 grayscale images.
+STEP_MODEL = ["--model", "resnet", "--resnet_blocks", "1", "--num_channels", "1"]
+STEP_MODEL += ["--image_size", "28", "--num_labels", "10"]
+
+
+def step_table(args, hosts):
+    """Step-time overhead of 2 shards over 1: gradients reduced one by one as backward produces
+    them, in buckets as they fill (both overlap with the rest of backward on the dag net), and in
+    one bucket holding every gradient (which waits for the whole backward pass: no overlap)."""
+    where = "2 processes on 127.0.0.1" if hosts is None else "2 hosts, {} links".format(args.rate)
+    one = step_time(1, args.step_iters)
+    print("\nData-parallel ResNet-8 (28x28x1, batch 64 per shard, 1 thread per shard), " + where)
+    print("{:<44} | {:>8} | {:>8}".format("configuration", "ms/step", "overhead"))
+    print("{:<44} | {:>8.1f} | {:>8}".format("1 shard", 1e3 * one, "-"))
+    configs = [
+        ("2 shards, one Allreduce per gradient", 0.0),
+        ("2 shards, 64 KiB buckets (overlapped)", 0.0625),
+        ("2 shards, one bucket after backward (no overlap)", 1024.0),
+    ]
+    for name, bucket_mb in configs:
+        t = step_time(2, args.step_iters, bucket_mb=bucket_mb, hosts=hosts)
+        print("{:<44} | {:>8.1f} | {:>+7.0%}".format(name, 1e3 * t, t / one - 1), flush=True)
+
+
+def allreduce_table(args, hosts):
+    if hosts is None:
+        print("Allreduce, 2 processes on 127.0.0.1, float32 (GB/s = bytes / median time)")
+        head = ("size MiB", "caffe2 GB/s", "torch GB/s", "ratio")
+    else:
+        print(
+            "Allreduce, 2 simulated hosts, links of {} each way, float32 "
+            "(Gbit/s = bytes x 8 / median time)".format(args.rate or "unlimited speed")
+        )
+        head = ("size MiB", "caffe2 Gbit/s", "torch Gbit/s", "ratio")
+    print("{:>8} | {:>13} | {:>13} | {:>6}".format(*head))
+    for size in args.sizes_mb:
+        ours, theirs = [], []
+        iters = max(5, int(args.iters * min(1.0, 16.0 / size)))
+        for _ in range(args.rounds):
+            ours.append(allreduce_once("caffe2", size, iters, hosts))
+            theirs.append(allreduce_once("torch", size, iters, hosts))
+        nbytes = size * 1024 * 1024
+        scale = 1e9 if hosts is None else 1e9 / 8
+        a, b = nbytes / median(ours) / scale, nbytes / median(theirs) / scale
+        print("{:>8g} | {:>13.3f} | {:>13.3f} | {:>5.2f}x".format(size, a, b, a / b), flush=True)
 
 
 def main():
@@ -142,36 +172,27 @@ def main():
     parser.add_argument("--step_iters", type=int, default=40)
     parser.add_argument("--no_steps", action="store_true")
     parser.add_argument("--no_allreduce", action="store_true")
+    parser.add_argument("--hosts", choices=["loopback", "netns"], default="loopback")
+    parser.add_argument("--rate", default=None, help='link rate with --hosts netns, e.g. "1gbit"')
     args = parser.parse_args()
 
+    if args.hosts == "netns":
+        reason = unavailable_reason()
+        if reason:
+            raise SystemExit(reason)
     if not args.no_allreduce:
-        print("Allreduce, 2 processes on 127.0.0.1, float32 (GB/s = bytes / median time)")
-        print(
-            "{:>8} | {:>12} | {:>12} | {:>6}".format(
-                "size MB", "caffe2 GB/s", "torch GB/s", "ratio"
-            )
-        )
-    for size in [] if args.no_allreduce else args.sizes_mb:
-        ours, theirs = [], []
-        iters = max(5, int(args.iters * min(1.0, 16.0 / size)))
-        for _ in range(args.rounds):
-            ours.append(allreduce_once("caffe2", size, iters))
-            theirs.append(allreduce_once("torch", size, iters))
-        nbytes = size * 1024 * 1024
-        a, b = nbytes / median(ours) / 1e9, nbytes / median(theirs) / 1e9
-        print("{:>8g} | {:>12.2f} | {:>12.2f} | {:>5.2f}x".format(size, a, b, a / b), flush=True)
+        if args.hosts == "netns":
+            with SimulatedHosts(2, rate=args.rate) as hosts:
+                allreduce_table(args, hosts)
+        else:
+            allreduce_table(args, None)
 
     if not args.no_steps:
-        one = step_time(1, args.step_iters)
-        two = step_time(2, args.step_iters)
-        bucketed = step_time(2, args.step_iters, bucket_mb=4.0)
-        print(
-            "\nData-parallel ResNet-8 (28x28x1, batch 64 per shard, 1 thread per shard): "
-            "{:.1f} ms/step with 1 shard, {:.1f} ms/step with 2 shards (overhead {:+.0%}), "
-            "{:.1f} ms/step with 2 shards and 4 MB gradient buckets (overhead {:+.0%})".format(
-                1e3 * one, 1e3 * two, two / one - 1, 1e3 * bucketed, bucketed / one - 1
-            )
-        )
+        if args.hosts == "netns":
+            with SimulatedHosts(2, rate=args.rate) as hosts:
+                step_table(args, hosts)
+        else:
+            step_table(args, None)
 
 
 if __name__ == "__main__":

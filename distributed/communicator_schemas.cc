@@ -95,6 +95,9 @@ OPERATOR_SCHEMA(Allreduce)
     .SetDoc("Sums the buffers over every local input and every rank; every buffer gets the total.")
     .Arg("status_blob", "(string) blob set to int32 [1] on failure")
     .Arg("gpu_direct", "(bool, default false) CUDA only: reduce in GPU memory")
+    .Arg("algorithm",
+         "(string, default \"auto\") GLOO engine: \"halving_doubling\" (latency-bound sizes), "
+         "\"ring_chunked\" (bandwidth-bound sizes) or \"auto\" (the ring from 1 MiB per buffer)")
     .Input(0, "comm_world", "the common world")
     .Input(1, "X", "buffers (float or float16, all of one size), reduced in place")
     .Output(0, "X", "the same buffers");

@@ -231,6 +231,13 @@ class TestInProcess:
         with pytest.raises(RuntimeError, match="engine='GLOO'"):
             workspace.RunOperatorOnce(core.CreateOperator("Allreduce", ["cw", "x"], ["x"]))
 
+    def test_unknown_allreduce_algorithm_is_refused(self):
+        workspace.FeedBlob("cw", np.zeros(1, np.float32))
+        workspace.FeedBlob("x", np.zeros(1, np.float32))
+        op = core.CreateOperator("Allreduce", ["cw", "x"], ["x"], engine="GLOO", algorithm="tree")
+        with pytest.raises(RuntimeError, match='algorithm.*"ring_chunked".*got "tree"'):
+            workspace.RunOperatorOnce(op)
+
     def test_create_needs_a_name(self, tmp_path):
         workspace.RunOperatorOnce(
             core.CreateOperator("FileStoreHandlerCreate", [], ["store"], path=str(tmp_path))

@@ -73,6 +73,37 @@ def collectives(rank, size):
     }
 
 
+def algorithms(rank, size):
+    """Each Allreduce algorithm (and the automatic choice on either side of 1 MiB) on sizes that do
+    not divide evenly, in float32 and float16, with two local buffers: {case: exact?}."""
+    out = {}
+    cases = [
+        ("auto_small", "auto", 1000, np.float32),
+        ("auto_large", "auto", (1 << 18) + 77, np.float32),
+        ("ring_small", "ring_chunked", 999, np.float32),
+        ("ring_half", "ring_chunked", 4099, np.float16),
+        ("halving_doubling_large", "halving_doubling", (1 << 18) + 5, np.float32),
+    ]
+    for case, algorithm, n, dtype in cases:
+        base = (np.arange(n) % 7).astype(dtype)
+        a, b = "a_" + case, "b_" + case
+        workspace.FeedBlob(a, base * (rank + 1))
+        workspace.FeedBlob(b, base * (rank + 2))
+        net = core.Net("net_" + case)
+        net.Allreduce(["cw", a, b], [a, b], engine="GLOO", algorithm=algorithm)
+        workspace.CreateNet(net)
+        total = sum(range(1, size + 1)) + sum(range(2, size + 2))
+        ok = True
+        for _ in range(2):  # built once, run again on the same buffers
+            workspace.FeedBlob(a, base * (rank + 1))
+            workspace.FeedBlob(b, base * (rank + 2))
+            workspace.RunNet(net.Proto().name)
+            for blob in (a, b):
+                ok = ok and np.array_equal(workspace.FetchBlob(blob), (base * total).astype(dtype))
+        out[case] = bool(ok)
+    return out
+
+
 def until_failure():
     """Allreduces until one fails (the test cuts a link meanwhile); the error is the result."""
     workspace.FeedBlob("x", np.ones(N, np.float32))
@@ -96,6 +127,8 @@ def main():
     emit(ready=True)
     if scenario == "collectives":
         emit(**collectives(rank, size))
+    elif scenario == "algorithms":
+        emit(**algorithms(rank, size))
     elif scenario == "until_failure":
         emit(**until_failure())
     else:

@@ -33,6 +33,17 @@ def test_collectives_across_hosts(make_hosts, redis_on, tmp_path, kind, size):
         assert lines[-1] == {"allreduce_ok": True, "broadcast": [10.0 * (size - 1)] * 3}, lines
 
 
+@pytest.mark.parametrize("size", [2, 3])
+def test_allreduce_algorithms_give_exact_sums(make_hosts, tmp_path, size):
+    hosts = make_hosts(size, rate="1gbit")
+    store, run_id = "file:" + str(tmp_path), uuid.uuid4().hex
+    procs = [start_worker(hosts, r, "algorithms", r, size, store, run_id) for r in range(size)]
+    for proc in procs:
+        rc, lines, err = outputs(proc)
+        assert rc == 0, (lines, err)
+        assert lines[-1] and all(lines[-1].values()), lines[-1]
+
+
 def test_host_name_resolution_without_an_interface(make_hosts, tmp_path):
     """Without --distributed_interfaces each shard listens on the address its host name resolves
     to, which on these hosts is their network address."""

@@ -1,11 +1,14 @@
 """The main job: synchronous data-parallel training of a ResNet on Fashion-MNIST with N shards.
 
-Launches `resnet50_trainer.py` N times on this machine (one process per shard, loopback TCP), joined
-by a file-store rendezvous in a fresh temporary directory, reading Datum LMDBs made from Debian's
-dataset-fashion-mnist with `caffe2.python.tools.make_fashion_mnist_db` (made once, kept in
---data_dir). Each shard prints its progress per iteration; shard 0 writes a checkpoint per epoch and
-the CSV log; at the end every shard reports its test accuracy. If a shard dies, the others stop with
-an error naming it, and this launcher exits non-zero.
+Runs `resnet50_trainer.py` N times on this machine (one process per shard, loopback TCP) through the
+launcher `python -m caffe2.distributed.launch`, joined by a file-store rendezvous in a fresh
+temporary directory, reading Datum LMDBs made from Debian's dataset-fashion-mnist with
+`caffe2.python.tools.make_fashion_mnist_db` (made once, kept in --data_dir). Each shard prints its
+progress per iteration (the launcher prefixes its lines with `[shard K] `); shard 0 writes a
+checkpoint every --checkpoint_every iterations and at the end of each epoch (only the newest is
+kept), and the CSV logs (one per shard); at the end every shard reports its test accuracy. If a
+shard dies, the launcher stops the others, names it, and restarts every shard from the newest
+checkpoint (up to --max_restarts times); after that it gives up, and so does this job, non-zero.
 
     python examples/distributed_fashion_mnist.py [--num_shards 2] [--epochs 2] [-- TRAINER FLAGS]
 
@@ -54,7 +57,9 @@ def make_dbs(data_dir, limit=None):
     return train, test
 
 
-def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
+def trainer_flags(args, train_db, test_db, store_dir):
+    """The trainer's flags but those the launcher sets (--num_shards, --shard_id, --run_id and the
+    rendezvous directory --file_store_path)."""
     per_shard_batch = args.batch_size
     return [
         "--train_data",
@@ -63,14 +68,6 @@ def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
         test_db,
         "--db_type",
         "lmdb",
-        "--num_shards",
-        str(args.num_shards),
-        "--shard_id",
-        str(shard_id),
-        "--run_id",
-        run_id,
-        "--file_store_path",
-        store_dir,
         "--use_cpu",
         "1",
         "--num_gpus",
@@ -108,23 +105,53 @@ def trainer_flags(args, train_db, test_db, store_dir, shard_id, run_id):
         str(max(1, min(args.data_limit or TEST_IMAGES, TEST_IMAGES) // per_shard_batch)),
         "--save_model_name",
         "fashion_resnet",
+        "--checkpoint_every",
+        str(args.checkpoint_every),
         "--run_name",
-        "fashion_resnet_shard{}".format(shard_id),
+        "fashion_resnet_shard{shard_id}",
         "--log_dir",
         store_dir,
     ] + args.trainer_args
 
 
-def pump(proc, shard_id, lines, quiet_every):
-    """Copies a shard's output, prefixed; with quiet_every > 1 only every n-th iteration line."""
+def launcher_command(args, train_db, test_db, work_dir, run_id):
+    return [
+        sys.executable,
+        "-m",
+        "caffe2.distributed.launch",
+        "--nproc_per_node",
+        str(args.num_shards),
+        "--file_store_path",
+        work_dir,
+        "--run_id",
+        run_id,
+        "--max_restarts",
+        str(args.max_restarts),
+        TRAINER,
+    ] + trainer_flags(args, train_db, test_db, work_dir)
+
+
+SHARD_LINE = re.compile(r"^\[shard (\d+)\] (.*)$")
+
+
+def pump(proc, final_lines, restarts, quiet_every):
+    """Copies the launcher's output (its own lines and the shards' prefixed ones); with
+    quiet_every > 1 only every n-th iteration line of each shard. Keeps each shard's last
+    "Final test accuracy" line in final_lines and the launcher's restart lines in restarts."""
     for line in proc.stdout:
-        lines.append(line)
-        m = re.search(r"Finished iteration (\d+)/", line)
-        if m and quiet_every > 1 and int(m.group(1)) % quiet_every != 0:
-            continue
-        if "Training loss" in line and quiet_every > 1:
-            continue
-        sys.stdout.write("[shard {}] {}".format(shard_id, line))
+        if line.startswith("[launch] restart "):
+            restarts.append(line.strip())
+        m = SHARD_LINE.match(line.rstrip("\n"))
+        if m:
+            text = m.group(2)
+            if text.startswith("Final test accuracy"):
+                final_lines[int(m.group(1))] = text
+            it = re.search(r"Finished iteration (\d+)/", text)
+            if it and quiet_every > 1 and int(it.group(1)) % quiet_every != 0:
+                continue
+            if "Training loss" in text and quiet_every > 1:
+                continue
+        sys.stdout.write(line)
         sys.stdout.flush()
 
 
@@ -151,6 +178,15 @@ def main():
         help="rendezvous, checkpoints and logs (default: a fresh temp dir)",
     )
     parser.add_argument(
+        "--checkpoint_every",
+        type=int,
+        default=100,
+        help="shard 0 also saves a checkpoint every n iterations within epochs (0: at ends only)",
+    )
+    parser.add_argument(
+        "--max_restarts", type=int, default=1, help="restarts of every shard after a failure"
+    )
+    parser.add_argument(
         "--print_every",
         type=int,
         default=1,
@@ -172,30 +208,32 @@ def main():
         flush=True,
     )
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    procs, outputs, pumps = [], [], []
     start = time.time()
-    for shard in range(args.num_shards):
-        cmd = [sys.executable, TRAINER] + trainer_flags(
-            args, train_db, test_db, work_dir, shard, run_id
-        )
-        proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-        )
-        lines = []
-        t = threading.Thread(target=pump, args=(proc, shard, lines, args.print_every), daemon=True)
-        t.start()
-        procs.append(proc)
-        outputs.append(lines)
-        pumps.append(t)
-    codes = [p.wait() for p in procs]
-    for t in pumps:
-        t.join()
+    # One pipe (the launcher's stdout and stderr), read by one thread.
+    proc = subprocess.Popen(
+        launcher_command(args, train_db, test_db, work_dir, run_id),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    final_lines, restarts = {}, []
+    reader = threading.Thread(
+        target=pump, args=(proc, final_lines, restarts, args.print_every), daemon=True
+    )
+    reader.start()
+    code = proc.wait()
+    reader.join()
     elapsed = time.time() - start
     accuracies = []
-    for shard, lines in enumerate(outputs):
-        found = [l for l in lines if l.startswith("Final test accuracy")]
-        accuracies.append(float(found[-1].split(":")[1]) if found else None)
-    print("\nFinished in {:.0f} s; exit codes {}".format(elapsed, codes))
+    for shard in range(args.num_shards):
+        found = final_lines.get(shard)
+        accuracies.append(float(found.split(":")[1]) if found else None)
+    print(
+        "\nFinished in {:.0f} s; launcher exit code {}, {} restart(s)".format(
+            elapsed, code, len(restarts)
+        )
+    )
     for shard, acc in enumerate(accuracies):
         print(
             "shard {}: test accuracy {}".format(
@@ -213,9 +251,8 @@ def main():
             )
         )
     )
-    if any(codes):
-        bad = [str(s) for s, c in enumerate(codes) if c]
-        print("shard(s) {} failed".format(", ".join(bad)), file=sys.stderr)
+    if code:
+        print("the job failed (see the [launch] lines above)", file=sys.stderr)
         return 1
     return 0
 

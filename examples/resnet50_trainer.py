@@ -17,11 +17,18 @@ non-empty string True); exported input/output names are "<prefix>_<dev>/data" an
   --lr_linear_scaling       multiply the base learning rate by --num_shards (the global batch grows)
   --lr_step_epochs E        the step policy's period in epochs (upstream: 30)
   --num_test_iters N        test batches per epoch (upstream: 100)
-  --run_name / --log_dir    where the CSV log goes
-Checkpoints (`<file_store_path>/<save_model_name>_<epoch>.mdl`) are written by shard 0 only, to a
-temporary name and renamed into place; resuming restores the iteration counter, the parameters and
-the optimizer state (momenta), moves every shard's reader past the records the interrupted run
-consumed (DBReaderSkip), and carries on with the epoch after the saved one.
+  --run_name / --log_dir    where the CSV log goes ({shard_id} in the name is replaced)
+  --checkpoint_every N      also save a checkpoint every N iterations, within epochs
+  --resume_latest           resume from the newest checkpoint of --save_model_name (if any)
+Checkpoints (`<file_store_path>/<save_model_name>_<epoch>.mdl` at the end of each epoch, and
+`<save_model_name>_<epoch>_it<iteration>.mdl` every --checkpoint_every iterations) are written by
+shard 0 only, to a temporary name and renamed into place; with --checkpoint_every only the newest is
+kept. Resuming (--load_model_path, --resume_latest, or a restart by caffe2.distributed.launch, which
+sets C2_RESTART_COUNT > 0) restores the iteration counter, the parameters and the optimizer state
+(momenta), moves every shard's reader past the records the interrupted run consumed
+(DBReaderSkip), and carries on with the epoch after the saved one, or within the saved epoch from
+the iteration after the saved one. With several shards, shard 0 picks the newest checkpoint and
+tells the others through the rendezvous store, so that all load the same one.
 
 This script holds the training loop; its flags, model and checkpoints are in the sibling modules
 resnet50_trainer_args, resnet50_trainer_model and resnet50_trainer_checkpoint, whose names it
@@ -47,8 +54,12 @@ from caffe2.python import (
 # them from resnet50_trainer).
 from resnet50_trainer_args import build_parser, check_args, str2bool  # noqa: F401
 from resnet50_trainer_checkpoint import (  # noqa: F401
+    checkpoint_name,
+    latest_checkpoint,
+    list_checkpoints,
     load_model,
     remove_stale_partial_saves,
+    resume_point,
     save_model,
     save_params_npz,
 )
@@ -72,11 +83,16 @@ log.setLevel(logging.DEBUG)
 # ---- training -----------------------------------------------------------------------------------
 
 
-def run_epoch(args, epoch, train_model, test_model, total_batch_size, num_shards, explog):
+def run_epoch(
+    args, epoch, train_model, test_model, total_batch_size, num_shards, explog, start=0, shard_id=0
+):
+    """Runs the iterations start..epoch_iters-1 of the epoch, then the test; shard 0 saves a
+    checkpoint every --checkpoint_every iterations within the epoch. Returns the next epoch and the
+    test accuracy."""
     epoch_iters = int(args.epoch_size / total_batch_size / num_shards)
     prefix = "{}_{}".format(train_model._device_prefix, train_model._devices[0])
-    for i in range(epoch_iters):
-        timeout = 600.0 if i == 0 and epoch == args.first_epoch else 60.0
+    for i in range(start, epoch_iters):
+        timeout = 600.0 if i == start and epoch == args.first_epoch else 60.0
         with timeout_guard.CompleteInTimeOrDie(timeout):
             t1 = time.time()
             workspace.RunNet(train_model.net.Proto().name)
@@ -86,6 +102,11 @@ def run_epoch(args, epoch, train_model, test_model, total_batch_size, num_shards
         loss = float(workspace.FetchBlob(prefix + "/loss"))
         accuracy = float(workspace.FetchBlob(prefix + "/accuracy"))
         log.info("Training loss: {:.4f}, accuracy: {:.4f}".format(loss, accuracy))
+        # Within the epoch only: its end has a checkpoint of its own, after the test.
+        if shard_id == 0 and args.checkpoint_every > 0 and i + 1 < epoch_iters:
+            itr = int(np.asarray(workspace.FetchBlob("optimizer_iteration")).reshape(-1)[0])
+            if itr % args.checkpoint_every == 0:
+                save_model(args, train_model, epoch, iteration=itr)
     num_images = epoch * epoch_iters * total_batch_size
     learning_rate = workspace.FetchBlob(
         data_parallel_model.GetLearningRateBlobNames(train_model)[0]
@@ -115,6 +136,55 @@ def run_epoch(args, epoch, train_model, test_model, total_batch_size, num_shards
     )
     assert loss < 40, "Exploded gradients :("
     return epoch + 1, test_accuracy
+
+
+def restart_count():
+    """C2_RESTART_COUNT, set by caffe2.distributed.launch: 0 at first, k after the k-th restart."""
+    text = os.environ.get("C2_RESTART_COUNT", "0").strip() or "0"
+    if not text.isdigit():
+        log.warning("Ignoring C2_RESTART_COUNT=%r: not a count", text)
+        return 0
+    return int(text)
+
+
+def checkpoint_to_resume(args, shard_id, use_store):
+    """The checkpoint to resume from: --load_model_path; else, with --resume_latest or after a
+    restart by the launcher, the newest of --save_model_name in --file_store_path (None: start from
+    scratch). With a rendezvous store, shard 0 chooses and the others read its choice, so that every
+    shard loads the same checkpoint even if another node still sees an older one."""
+    if args.load_model_path is not None:
+        return args.load_model_path
+    restarts = restart_count()
+    if not (args.resume_latest or restarts > 0):
+        return None
+    why = "restart {}".format(restarts) if restarts > 0 else "--resume_latest"
+    key = "resnet50_trainer/resume_checkpoint"
+    if not use_store or shard_id == 0:
+        path = latest_checkpoint(args.file_store_path, args.save_model_name)
+        if use_store:  # the name only: other nodes may mount the directory elsewhere
+            name = os.path.basename(path) if path else ""
+            workspace.FeedBlob(key, np.array([name.encode()], dtype=object))
+            workspace.RunOperatorOnce(
+                core.CreateOperator("StoreSet", ["store_handler", key], [], blob_name=key)
+            )
+    else:
+        workspace.RunOperatorOnce(
+            core.CreateOperator(
+                "StoreGet", ["store_handler"], [key], blob_name=key, timeout_ms=600000
+            )
+        )
+        name = workspace.FetchBlob(key).reshape(-1)[0].decode()
+        path = os.path.join(args.file_store_path, name) if name else None
+    if path is None:
+        log.info(
+            "No checkpoint of %r in %s (%s): starting from scratch",
+            args.save_model_name,
+            args.file_store_path,
+            why,
+        )
+    else:
+        log.info("Resuming from the newest checkpoint %s (%s)", path, why)
+    return path
 
 
 def rendezvous_for(args):
@@ -291,10 +361,19 @@ def Train(args):
         workspace.RunNetOnce(test_model.param_init_net)
         workspace.CreateNet(test_model.net)
 
-    epoch = 0
-    if args.load_model_path is not None:
-        epoch, itr = load_model(args, train_model)
-        log.info("Resumed at epoch {} (iteration {})".format(epoch, itr))
+    epoch, start = 0, 0
+    resume_from = checkpoint_to_resume(
+        args, shard_id, rendezvous is not None and rendezvous["kv_handler"] is not None
+    )
+    if resume_from is not None:
+        epoch, itr, start = load_model(args, train_model, epoch_iters, path=resume_from)
+        log.info(
+            "Resumed at epoch {} (iteration {}){}".format(
+                epoch,
+                itr,
+                ", within it from iteration {}/{}".format(start + 1, epoch_iters) if start else "",
+            )
+        )
         if reader is not None:
             # Each shard's reader continues where the interrupted run's left off.
             workspace.RunOperatorOnce(
@@ -312,13 +391,22 @@ def Train(args):
         args.base_learning_rate,
     )
     if args.run_name:
-        expname = args.run_name
+        expname = args.run_name.replace("{shard_id}", str(shard_id))
     explog = experiment_util.ModelTrainerLog(os.path.join(args.log_dir, expname), args)
     test_accuracy = 0.0
     while epoch < args.num_epochs:
         epoch, test_accuracy = run_epoch(
-            args, epoch, train_model, test_model, total_batch_size, num_shards, explog
+            args,
+            epoch,
+            train_model,
+            test_model,
+            total_batch_size,
+            num_shards,
+            explog,
+            start=start,
+            shard_id=shard_id,
         )
+        start = 0
         if shard_id == 0:
             save_model(args, train_model, epoch - 1)
     if args.params_npz:

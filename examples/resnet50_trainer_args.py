@@ -65,6 +65,19 @@ def build_parser():
         default=None,
         help="Load a checkpoint (<name>_<epoch>.mdl) and resume",
     )
+    parser.add_argument(
+        "--checkpoint_every",
+        type=int,
+        default=0,
+        help="Also save a checkpoint every N iterations within epochs "
+        "(<name>_<epoch>_it<iteration>.mdl), keeping only the newest (0: at epoch ends only)",
+    )
+    parser.add_argument(
+        "--resume_latest",
+        action="store_true",
+        help="Resume from the newest checkpoint of --save_model_name in --file_store_path (none: "
+        "start from scratch); implied by C2_RESTART_COUNT > 0 (caffe2.distributed.launch)",
+    )
     parser.add_argument("--use_cpu", type=str2bool, default=False, help="Use CPU devices")
     parser.add_argument(
         "--dtype",
@@ -164,7 +177,9 @@ def build_parser():
         help="After training, write the parameters and momenta to this .npz "
         "({shard_id} is replaced)",
     )
-    parser.add_argument("--run_name", type=str, default=None, help="Name of the CSV log")
+    parser.add_argument(
+        "--run_name", type=str, default=None, help="Name of the CSV log ({shard_id} is replaced)"
+    )
     parser.add_argument("--log_dir", type=str, default=".", help="Directory of the CSV log")
     return parser
 
@@ -193,6 +208,14 @@ def check_args(parser, args):
                 args.num_shards, args.shard_id
             )
         )
-    for name in ["base_learning_rate", "weight_decay", "bucket_size_mb", "lr_warmup_epochs"]:
+    if args.resume_latest and args.load_model_path is not None:
+        parser.error("--resume_latest and --load_model_path exclude each other")
+    for name in [
+        "base_learning_rate",
+        "weight_decay",
+        "bucket_size_mb",
+        "lr_warmup_epochs",
+        "checkpoint_every",
+    ]:
         if getattr(args, name) < 0:
             parser.error("--{} must be >= 0, got {}".format(name, getattr(args, name)))

@@ -7,13 +7,17 @@
 // choice, so results are reproducible):
 // - below 1 MiB, halving-doubling: few steps, for latency-bound sizes;
 // - from 1 MiB, the chunked ring: the buffer travels in chunks, each reduced and passed on while
-//   the next is on the wire, so both directions of every link stay busy. On a 1 Gbit/s link it
-//   carries payload at the link's rate (0.955 Gbit/s of 1500-byte frames), where halving-doubling,
-//   which waits for each whole half before reducing it, reached 0.92 at 16 MiB.
+//   the next is on the wire, so both directions of every link stay busy; buffers over 4 MiB run as
+//   a sequence of rings over 4 MiB pieces (Gloo cuts a buffer into only 2 x ranks chunks, and the
+//   pipeline's fill and drain grow with the chunk). On a 1 Gbit/s link it carries payload at the
+//   link's rate (0.955 Gbit/s of 1500-byte frames), where halving-doubling, which waits for each
+//   whole half before reducing it, reached 0.92 at 16 MiB.
 //   (Gloo's newer segmented ring over unbound buffers, gloo::allreduce, stalls about 90 ms per call
 //   on links with a 64 KiB MTU such as loopback in the Gloo Debian ships; the chunked ring does
 //   not.)
 // The argument `algorithm` ("auto", "ring_chunked", "halving_doubling") forces one.
+#include <algorithm>
+
 #include <gloo/allreduce_halving_doubling.h>
 #include <gloo/allreduce_ring_chunked.h>
 
@@ -23,6 +27,39 @@ namespace caffe2 {
 namespace {
 
 constexpr int64_t kRingFromBytes = 1 << 20;
+// Gloo's chunked ring cuts a buffer into 2 x ranks chunks; the pipeline's fill and drain grow with
+// the chunk, so larger buffers run as a sequence of rings over pieces of at most this size.
+constexpr int64_t kRingPieceBytes = 4 << 20;
+
+// Runs several algorithms (one per piece of the buffers) one after another, as one.
+class AlgorithmSequence final : public gloo::Algorithm {
+ public:
+  AlgorithmSequence(const std::shared_ptr<gloo::Context>& context,
+                    std::vector<std::unique_ptr<gloo::Algorithm>> steps)
+      : gloo::Algorithm(context), steps_(std::move(steps)) {}
+  void run() override {
+    for (auto& step : steps_) step->run();
+  }
+
+ private:
+  std::vector<std::unique_ptr<gloo::Algorithm>> steps_;
+};
+
+// The chunked ring over every buffer, in pieces of at most kRingPieceBytes.
+template <typename T>
+std::unique_ptr<gloo::Algorithm> MakeRing(const std::shared_ptr<gloo::Context>& context,
+                                          const std::vector<T*>& pointers, int64_t count) {
+  const int64_t piece = std::max<int64_t>(1, kRingPieceBytes / static_cast<int64_t>(sizeof(T)));
+  std::vector<std::unique_ptr<gloo::Algorithm>> steps;
+  for (int64_t begin = 0; begin < count; begin += piece) {
+    std::vector<T*> shifted;
+    for (T* p : pointers) shifted.push_back(p + begin);
+    steps.push_back(std::make_unique<gloo::AllreduceRingChunked<T>>(
+        context, shifted, static_cast<int>(std::min(piece, count - begin))));
+  }
+  if (steps.size() == 1) return std::move(steps[0]);
+  return std::make_unique<AlgorithmSequence>(context, std::move(steps));
+}
 
 class GlooAllreduceOp final : public GlooOpBase {
  public:
@@ -47,10 +84,7 @@ class GlooAllreduceOp final : public GlooOpBase {
              using T = decltype(type);
              std::vector<T*> pointers = TypedPointers<T>(sig, sig.pointers.size());
              const int count = static_cast<int>(sig.count);
-             if (ring) {
-               return std::make_unique<gloo::AllreduceRingChunked<T>>(World().context, pointers,
-                                                                      count);
-             }
+             if (ring) return MakeRing<T>(World().context, pointers, sig.count);
              return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(World().context, pointers,
                                                                         count);
            }));

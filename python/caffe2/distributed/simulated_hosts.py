@@ -30,8 +30,26 @@ import shutil
 import subprocess
 import sys
 
-_DEFAULT_BURST = "256kb"  # token bucket depth: a few 64 KiB TCP segments at line rate
 _DEFAULT_LATENCY = "50ms"  # how long a packet may wait in the bucket before it is dropped
+_RATE_UNITS = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12}
+
+
+def _bits_per_second(rate):
+    """ "1gbit" -> 1e9 (tc's decimal bit units: bit, kbit, mbit, gbit, tbit)."""
+    text = rate.strip().lower()
+    for suffix, scale in sorted(_RATE_UNITS.items(), key=lambda kv: -len(kv[0])):
+        if text.endswith(suffix):
+            try:
+                return float(text[: -len(suffix)]) * scale
+            except ValueError:
+                break
+    raise ValueError("SimulatedHosts: cannot read the rate {!r} (say 1gbit, 100mbit)".format(rate))
+
+
+def _burst_for(rate):
+    """The token bucket's depth: 1 ms of traffic at the rate, at least 32 KiB. A deep bucket would
+    let a whole small message through at the veth's speed (256 KiB is 20 ms at 100 Mbit/s)."""
+    return "{}b".format(max(32 << 10, int(_bits_per_second(rate) / 8 / 1000)))
 
 
 def _run(cmd, check=True):
@@ -67,12 +85,12 @@ class SimulatedHosts(object):
 
     _made_count = 0
 
-    def __init__(self, n, rate=None, name=None, burst=_DEFAULT_BURST, latency=_DEFAULT_LATENCY):
+    def __init__(self, n, rate=None, name=None, burst=None, latency=_DEFAULT_LATENCY):
         if n < 1 or n > 200:
             raise ValueError("SimulatedHosts: n must be in [1, 200], got {}".format(n))
         self.n = n
         self.rate = rate
-        self.burst = burst
+        self.burst = burst or (_burst_for(rate) if rate else None)
         self.latency = latency
         # Interface names are limited to 15 characters: a short tag per process and instance
         # (a removed veth pair may linger for a moment, so names are never reused).

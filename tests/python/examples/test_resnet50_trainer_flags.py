@@ -30,6 +30,11 @@ def test_bool_flags_parse_false():
         ),
         (["--batch_size", "0"], "--batch_size must be at least 1, got 0"),
         (["--base_learning_rate", "-0.1"], "--base_learning_rate must be >= 0, got -0.1"),
+        (["--checkpoint_every", "-1"], "--checkpoint_every must be >= 0, got -1"),
+        (
+            ["--resume_latest", "--load_model_path", "m_0.mdl"],
+            "--resume_latest and --load_model_path exclude each other",
+        ),
     ],
 )
 def test_nonsense_flags_are_refused(flags, message, capsys):

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from conftest import start_worker
+from multihost_util import start_worker
 
 
 def outputs(proc, timeout=120):

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from conftest import python_env
+from multihost_util import python_env
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples"))
 from resnet50_test_util import make_small_dbs, shard_cmd  # noqa: E402

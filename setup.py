@@ -1,5 +1,17 @@
-"""Builds the caffe2 package: CMake (+ Ninja) compiles libcaffe2, the extension module and the
-generated protobuf modules into python/caffe2/, and setuptools packages python/caffe2."""
+"""Builds the caffe2 package (pyproject.toml holds the metadata): CMake + Ninja compile libcaffe2
+(and libcaffe2_cuda), the extension modules and the generated protobuf modules into python/caffe2/,
+and setuptools packages python/ (caffe2, and gloo for upstream's `gloo.python.IoError`).
+
+Environment variables:
+  C2_BUILD_DIR    the CMake build folder (default: ./build, reused by later builds)
+  C2_BUILD_JOBS   parallel compile jobs (default: the CPU count)
+  C2_BUILD_TYPE   CMake build type (default Release)
+  C2_BUILD_TESTS  ON to also build the C++ tests (default OFF; scripts/setup_env.sh sets ON)
+  C2_USE_CUDA     ON, OFF or AUTO (default AUTO: on when nvcc, the toolkit and cuDNN are found)
+  C2_CMAKE_ARGS   more CMake arguments, space-separated
+The build prints Ninja's progress ([done/total] per step); `pip install -v` shows it.
+"""
+import glob
 import os
 import shutil
 import subprocess
@@ -17,6 +29,13 @@ class CMakeExtension(Extension):
         super().__init__(name, sources=[])
 
 
+def _switch(name, default, allowed):
+    value = os.environ.get(name, default).upper()
+    if value not in allowed:
+        raise SystemExit("{}={!r}: use one of {}".format(name, value, ", ".join(allowed)))
+    return value
+
+
 class CMakeBuild(build_ext):
     def run(self):
         build_dir = os.environ.get("C2_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -30,6 +49,8 @@ class CMakeBuild(build_ext):
             "-DCMAKE_BUILD_TYPE=" + os.environ.get("C2_BUILD_TYPE", "Release"),
             "-DPython3_EXECUTABLE=" + sys.executable,
             "-DC2_PYTHON_PACKAGE_DIR=" + PACKAGE_DIR,
+            "-DC2_BUILD_TESTS=" + _switch("C2_BUILD_TESTS", "OFF", ("ON", "OFF")),
+            "-DC2_USE_CUDA=" + _switch("C2_USE_CUDA", "AUTO", ("ON", "OFF", "AUTO")),
         ]
         if shutil.which("ninja") and not os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
             configure += ["-G", "Ninja"]
@@ -40,22 +61,22 @@ class CMakeBuild(build_ext):
             self._place(ext)
 
     def _place(self, ext):
-        """Copies the built module and libcaffe2 next to where setuptools expects the module."""
+        """Copies the built modules, libcaffe2 and libcaffe2_cuda next to where setuptools expects
+        the module (they find each other through their $ORIGIN RUNPATH), and the generated
+        protobuf modules into the package."""
         target = self.get_ext_fullpath(ext.name)
         built_dir = os.path.join(PACKAGE_DIR, "python")
-        module = [
-            f
-            for f in os.listdir(built_dir)
-            if f.startswith("caffe2_pybind11_state") and f.endswith(".so")
-        ]
-        if not module:
+        modules = glob.glob(os.path.join(built_dir, "caffe2_pybind11_state*.so"))
+        if not modules:
             raise RuntimeError("the CMake build produced no caffe2_pybind11_state module")
+        libraries = [os.path.join(built_dir, "libcaffe2.so")]
+        libraries += glob.glob(os.path.join(built_dir, "libcaffe2_cuda.so"))
         target_dir = os.path.dirname(os.path.abspath(target))
         if os.path.abspath(built_dir) == target_dir:
             return
         os.makedirs(target_dir, exist_ok=True)
-        for name in module + ["libcaffe2.so"]:
-            shutil.copy2(os.path.join(built_dir, name), target_dir)
+        for path in modules + libraries:
+            shutil.copy2(path, target_dir)
         proto_src = os.path.join(PACKAGE_DIR, "proto")
         proto_dst = os.path.join(os.path.dirname(target_dir), "proto")
         os.makedirs(proto_dst, exist_ok=True)
@@ -65,13 +86,11 @@ class CMakeBuild(build_ext):
 
 
 setup(
-    name="caffe2",
-    version="0.1.0",
-    description="A Caffe2-compatible deep-learning runtime",
+    # setuptools' own staging folders, inside the CMake build folder's parent but apart from it.
+    options={"build": {"build_base": os.path.join("build", "setuptools")}},
     package_dir={"": "python"},
     packages=find_packages(where="python"),
     ext_modules=[CMakeExtension("caffe2.python.caffe2_pybind11_state")],
     cmdclass={"build_ext": CMakeBuild},
-    python_requires=">=3.9",
     zip_safe=False,
 )

@@ -98,3 +98,15 @@ if(C2_CUDA_ENABLED AND C2_USE_NCCL)
                     "(set NCCL_ROOT): building without NCCL")
   endif()
 endif()
+
+# Where the CUDA targets look for the toolkit's, cuDNN's and NCCL's libraries at run time: beside
+# themselves ($ORIGIN: libcaffe2) and in the system folders they were found in (which the dynamic
+# linker may not search, e.g. /usr/local/cuda/lib64).
+if(C2_CUDA_ENABLED)
+  set(C2_CUDA_RUNPATH "$ORIGIN" ${CUDAToolkit_LIBRARY_DIR})
+  foreach(found_library ${CUDNN_LIBRARY} ${NCCL_LIBRARY})
+    get_filename_component(found_dir "${found_library}" DIRECTORY)
+    list(APPEND C2_CUDA_RUNPATH "${found_dir}")
+  endforeach()
+  list(REMOVE_DUPLICATES C2_CUDA_RUNPATH)
+endif()

@@ -114,7 +114,7 @@ def build_optimizer(model, args, epoch_iters):
             nesterov=1,
             weight_decay=args.weight_decay,
             dynamic_loss_scale=args.dynamic_loss_scale,
-            **lr_args
+            **lr_args,
         )
     assert not args.dynamic_loss_scale, "--dynamic_loss_scale needs --float16_compute"
     optimizer.add_weight_decay(model, args.weight_decay)

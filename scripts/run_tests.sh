@@ -12,6 +12,8 @@ echo "setup and build: $(( $(date +%s) - start )) s"
 # then the formatting (clang-format, black, flake8).
 /usr/bin/python3 scripts/check_layout.py --counts
 bash scripts/check_format.sh
+# The Dockerfiles (no image can be built here): structure, and hadolint when installed.
+/usr/bin/python3 scripts/check_dockerfiles.py
 ctest --test-dir build --output-on-failure -j2
 # Hypothesis draws the same examples on every run (profile "ci"), so a result never depends on luck.
 CAFFE2_HYPOTHESIS_PROFILE="${CAFFE2_HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -p no:cacheprovider tests/python

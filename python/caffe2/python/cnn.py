@@ -69,7 +69,7 @@ class CNNModelHelper(ModelHelper):
             order=self.order,
             cudnn_exhaustive_search=self.cudnn_exhaustive_search,
             ws_nbytes_limit=self.ws_nbytes_limit,
-            **kwargs
+            **kwargs,
         )
 
     def Conv(self, *args, **kwargs):
@@ -80,7 +80,7 @@ class CNNModelHelper(ModelHelper):
             order=self.order,
             cudnn_exhaustive_search=self.cudnn_exhaustive_search,
             ws_nbytes_limit=self.ws_nbytes_limit,
-            **kwargs
+            **kwargs,
         )
 
     def ConvTranspose(self, *args, **kwargs):
@@ -91,7 +91,7 @@ class CNNModelHelper(ModelHelper):
             order=self.order,
             cudnn_exhaustive_search=self.cudnn_exhaustive_search,
             ws_nbytes_limit=self.ws_nbytes_limit,
-            **kwargs
+            **kwargs,
         )
 
     def GroupConv(self, *args, **kwargs):
@@ -102,7 +102,7 @@ class CNNModelHelper(ModelHelper):
             order=self.order,
             cudnn_exhaustive_search=self.cudnn_exhaustive_search,
             ws_nbytes_limit=self.ws_nbytes_limit,
-            **kwargs
+            **kwargs,
         )
 
     def GroupConv_Deprecated(self, *args, **kwargs):
@@ -113,7 +113,7 @@ class CNNModelHelper(ModelHelper):
             order=self.order,
             cudnn_exhaustive_search=self.cudnn_exhaustive_search,
             ws_nbytes_limit=self.ws_nbytes_limit,
-            **kwargs
+            **kwargs,
         )
 
     def FC(self, *args, **kwargs):

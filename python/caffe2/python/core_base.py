@@ -241,7 +241,7 @@ def CreateOperator(
     device_option=None,
     arg=None,
     engine=None,
-    **kwargs
+    **kwargs,
 ):
     """Creates an OperatorDef.
 

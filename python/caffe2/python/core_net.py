@@ -429,7 +429,7 @@ class Net(NetCloneMixin, NetRecordsMixin):
             grad_output_indices=grad_output_indices or [],
             grad_input_indices=grad_input_indices or [],
             *args,
-            **kwargs
+            **kwargs,
         )
 
     def PopulateProtoWithFileName(self):

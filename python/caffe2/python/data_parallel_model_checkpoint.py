@@ -110,7 +110,7 @@ def _RunComparison(model, blob_name, device=None):
             rank=rendezvous["shard_id"],
             engine=rendezvous["engine"],
             status_blob="cw_master_select",
-            **kwargs
+            **kwargs,
         )
 
         blob_name_checksum = blob_name + "_checksum"

@@ -238,7 +238,7 @@ def _AllReduceBlobsDistributed(
                 name=name,
                 engine=all_reduce_engine,
                 status_blob="allreduce_{}_status".format(name),
-                **kwargs
+                **kwargs,
             )
 
     if all_reduce_engine in ("GLOO", "NCCL"):
@@ -266,7 +266,7 @@ def _AllReduceBlobsDistributed(
             net.NCCLAllreduce(
                 blobs_group,
                 blobs_group,
-                **({"control_input": nccl_control_blob} if nccl_control_blob is not None else {})
+                **({"control_input": nccl_control_blob} if nccl_control_blob is not None else {}),
             )
             nccl_control_blob = blobs_group[0]
             net.Copy(master_blob, reduced_blob)

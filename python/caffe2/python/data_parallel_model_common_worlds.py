@@ -88,7 +88,7 @@ def _CreateOrCloneCommonWorld(
         rank=rendezvous["shard_id"],
         engine=rendezvous["engine"],
         timeout_ms=timeout_ms,
-        **kwargs
+        **kwargs,
     )
 
 

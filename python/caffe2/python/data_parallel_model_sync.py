@@ -131,7 +131,7 @@ def _SyncAllParamsDistributed(
                 name=param_name,
                 engine=rendezvous["engine"],
                 status_blob="broadcast_{}_status".format(str(param_name)),
-                **kwargs
+                **kwargs,
             )
 
         device_opt = gpu_device_opt if _IsGPUBlob(model, param_name) else cpu_device_opt

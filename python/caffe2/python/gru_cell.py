@@ -23,7 +23,7 @@ class GRUCell(rnn_cell.RNNCell):
         memory_optimization,
         drop_states=False,
         linear_before_reset=False,
-        **kwargs
+        **kwargs,
     ):
         super(GRUCell, self).__init__(**kwargs)
         self.input_size = input_size

@@ -95,7 +95,7 @@ def segmented_tensor(
     elements=None,
     segment_generator=segment_ids,
     allow_empty=False,
-    **kwargs
+    **kwargs,
 ):
     """(data, segments) with segments from segment_generator(rows)."""
     gen_empty = st.booleans() if allow_empty else st.just(False)
@@ -125,7 +125,7 @@ def sparse_segmented_tensor(
     allow_empty=False,
     segment_generator=segment_ids,
     itype=np.int64,
-    **kwargs
+    **kwargs,
 ):
     """(data, indices into its rows, segments of the indices)."""
     gen_empty = st.booleans() if allow_empty else st.just(False)

@@ -129,7 +129,7 @@ def build_adagrad(
     parameters=None,
     max_gradient_norm=None,
     allow_lr_injection=False,
-    **kwargs
+    **kwargs,
 ):
     adagrad_optimizer = AdagradOptimizer(alpha=base_learning_rate, **kwargs)
     return _build(

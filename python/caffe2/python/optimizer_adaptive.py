@@ -22,7 +22,7 @@ class AdagradOptimizer(Optimizer):
         rowWise=False,
         engine="",
         lars=None,
-        **kwargs
+        **kwargs,
     ):
         super(AdagradOptimizer, self).__init__()
         self.alpha = alpha
@@ -45,7 +45,7 @@ class AdagradOptimizer(Optimizer):
             param_init_net,
             base_learning_rate=self.alpha,
             policy=self.policy,
-            **(self.init_kwargs)
+            **(self.init_kwargs),
         )
 
         if self.rowWise:
@@ -146,7 +146,7 @@ class AdamOptimizer(Optimizer):
         sparse_dedup_aggregator=None,
         rowWise=False,
         engine="",
-        **kwargs
+        **kwargs,
     ):
         super(AdamOptimizer, self).__init__()
         self.alpha = alpha
@@ -169,7 +169,7 @@ class AdamOptimizer(Optimizer):
             param_init_net,
             base_learning_rate=self.alpha,
             policy=self.policy,
-            **(self.init_kwargs)
+            **(self.init_kwargs),
         )
 
         m1 = param_init_net.ConstantFill([param], param + "_first_moment", value=0.0)
@@ -244,7 +244,7 @@ class RmsPropOptimizer(Optimizer):
             param_init_net,
             base_learning_rate=-self.alpha,
             policy=self.policy,
-            **(self.init_kwargs)
+            **(self.init_kwargs),
         )
 
         grad_o = param_init_net.ConstantFill([param], str(param) + "_grad_o", value=0.0)
@@ -282,7 +282,7 @@ class YellowFinOptimizer(Optimizer):
         epsilon=0.1**6,
         policy="fixed",
         sparse_dedup_aggregator=None,
-        **kwargs
+        **kwargs,
     ):
         super(YellowFinOptimizer, self).__init__()
         self.alpha = alpha

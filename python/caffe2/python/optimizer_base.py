@@ -88,7 +88,7 @@ class Optimizer(object):
         learning_rate_blob=None,
         policy="fixed",
         iter_val=0,
-        **kwargs
+        **kwargs,
     ):
         """The learning-rate blob (created once per net), computed by
         LearningRate(optimizer_iteration, base_lr=-base_learning_rate).
@@ -106,7 +106,7 @@ class Optimizer(object):
                     learning_rate_blob,
                     base_lr=-base_learning_rate,
                     policy=policy,
-                    **kwargs
+                    **kwargs,
                 )
             else:
                 lr = self._build_warmed_up_lr(
@@ -144,7 +144,7 @@ class Optimizer(object):
             learning_rate_blob + "_base",
             base_lr=-base_learning_rate,
             policy=policy,
-            **kwargs
+            **kwargs,
         )
         multiplier = net.LearningRate(
             [iteration],

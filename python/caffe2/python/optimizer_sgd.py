@@ -49,7 +49,7 @@ class SgdOptimizer(Optimizer):
         reference_batch_size=256,
         warmup_iters=0,
         warmup_start_multiplier=None,
-        **kwargs
+        **kwargs,
     ):
         super(SgdOptimizer, self).__init__()
         self.base_learning_rate, self._warmup = _warmup_spec(
@@ -82,7 +82,7 @@ class SgdOptimizer(Optimizer):
             param_init_net,
             base_learning_rate=self.base_learning_rate * lr_sign,
             policy=self.policy,
-            **(self.init_kwargs)
+            **(self.init_kwargs),
         )
 
         ONE = self._one_blob(param_init_net)
@@ -129,7 +129,7 @@ class MultiPrecisionSgdOptimizer(SgdOptimizer):
         policy="fixed",
         nesterov=1,
         sparse_dedup_aggregator=None,
-        **kwargs
+        **kwargs,
     ):
         super(MultiPrecisionSgdOptimizer, self).__init__(
             base_learning_rate=base_learning_rate,
@@ -137,7 +137,7 @@ class MultiPrecisionSgdOptimizer(SgdOptimizer):
             momentum=momentum,
             nesterov=nesterov,
             sparse_dedup_aggregator=sparse_dedup_aggregator,
-            **kwargs
+            **kwargs,
         )
 
     def _run(self, net, param_init_net, param_info):
@@ -159,7 +159,7 @@ class MultiPrecisionSgdOptimizer(SgdOptimizer):
             param_init_net,
             base_learning_rate=-self.base_learning_rate,
             policy=self.policy,
-            **(self.init_kwargs)
+            **(self.init_kwargs),
         )
         momentum_data = param_init_net.ConstantFill(param_fp32, str(param) + "_momentum", value=0.0)
         self._aux_params.local.append(momentum_data)
@@ -193,7 +193,7 @@ class FP16SgdOptimizer(SgdOptimizer):
         sparse_dedup_aggregator=None,
         dynamic_loss_scale=False,
         loss_scale_args=None,
-        **kwargs
+        **kwargs,
     ):
         """dynamic_loss_scale (beyond upstream): scale the loss gradient
         and skip steps with Inf/NaN gradients (caffe2.python.loss_scale);
@@ -204,7 +204,7 @@ class FP16SgdOptimizer(SgdOptimizer):
             momentum=momentum,
             nesterov=nesterov,
             sparse_dedup_aggregator=sparse_dedup_aggregator,
-            **kwargs
+            **kwargs,
         )
         self.weight_decay = weight_decay
         self.dynamic_loss_scale = None
@@ -253,7 +253,7 @@ class FP16SgdOptimizer(SgdOptimizer):
             param_init_net,
             base_learning_rate=-self.base_learning_rate,
             policy=self.policy,
-            **(self.init_kwargs)
+            **(self.init_kwargs),
         )
 
         momentum_data_fp32 = param_init_net.ConstantFill(

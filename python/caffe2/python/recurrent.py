@@ -280,7 +280,7 @@ def recurrent_net(
         enable_rnn_executor=1,
         step_net=cell_proto,
         timestep="timestep" if timestep is None else str(timestep),
-        **backward_args
+        **backward_args,
     )
     cell_proto.type = "simple"
     # The last output (the step workspaces) only serves the gradient op.

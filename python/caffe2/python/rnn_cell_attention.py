@@ -32,7 +32,7 @@ class AttentionCell(RNNCell):
         attention_type,
         weighted_encoder_outputs,
         attention_memory_optimization,
-        **kwargs
+        **kwargs,
     ):
         super(AttentionCell, self).__init__(**kwargs)
         self.encoder_output_dim = encoder_output_dim
@@ -87,7 +87,7 @@ class AttentionCell(RNNCell):
             context_t, self.attention_weights_3d, attention_blobs = apply_recurrent_attention(
                 weighted_encoder_outputs=self.weighted_encoder_outputs,
                 attention_weighted_encoder_context_t_prev=context_t_prev,
-                **common
+                **common,
             )
         elif self.attention_type == AttentionType.Regular:
             context_t, self.attention_weights_3d, attention_blobs = apply_regular_attention(
@@ -105,7 +105,7 @@ class AttentionCell(RNNCell):
                 weighted_encoder_outputs=self.weighted_encoder_outputs,
                 coverage_t_prev=coverage_t_prev,
                 coverage_weights=self.coverage_weights,
-                **common
+                **common,
             )
 
         if self.attention_memory_optimization:

@@ -33,7 +33,7 @@ class BasicRNNCell(RNNCell):
         drop_states=False,
         initializer=None,
         activation=None,
-        **kwargs
+        **kwargs,
     ):
         super(BasicRNNCell, self).__init__(**kwargs)
         self.drop_states = drop_states
@@ -108,7 +108,7 @@ class LSTMCell(RNNCell):
         memory_optimization,
         drop_states=False,
         initializer=None,
-        **kwargs
+        **kwargs,
     ):
         super(LSTMCell, self).__init__(initializer=initializer, **kwargs)
         self.initializer = initializer or LSTMInitializer(hidden_size=hidden_size)
@@ -263,7 +263,7 @@ def _LSTM(
     drop_states=False,
     return_last_layer_only=True,
     static_rnn_unroll_size=None,
-    **cell_kwargs
+    **cell_kwargs,
 ):
     """An LSTM (of `cell_class`) over `input_blob` (T, N, dim_in).
 
@@ -288,7 +288,7 @@ def _LSTM(
             name=scope if num_layers == 1 else None,
             forward_only=forward_only,
             drop_states=drop_states,
-            **cell_kwargs
+            **cell_kwargs,
         )
         for i in range(num_layers)
     ]

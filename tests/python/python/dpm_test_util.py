@@ -175,7 +175,7 @@ def gloo_model(devices=(0, 1), forward=fc_forward, rendezvous=None, **kwargs):
             optimizer_builder_fun=sgd,
             devices=list(devices),
             rendezvous=rendezvous or dict(GLOO),
-            **kwargs
+            **kwargs,
         )
     return model
 

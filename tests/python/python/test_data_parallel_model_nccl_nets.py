@@ -43,7 +43,7 @@ def nccl_model(forward=fc_forward, rendezvous=None, devices=(0, 1), **kwargs):
             optimizer_builder_fun=sgd,
             devices=list(devices),
             rendezvous=rendezvous or dict(GLOO, engine="NCCL"),
-            **kwargs
+            **kwargs,
         )
     return model
 

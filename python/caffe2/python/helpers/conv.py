@@ -24,7 +24,7 @@ def _ConvBase(
     cudnn_exhaustive_search=False,
     ws_nbytes_limit=None,
     float16_compute=False,
-    **kwargs
+    **kwargs,
 ):
     kernels = []
     if is_nd:
@@ -120,7 +120,7 @@ def conv_nd(
     group=1,
     transform_inputs=None,
     order="NCHW",
-    **kwargs
+    **kwargs,
 ):
     """N-d convolution: `kernel` a list of sizes (Conv with `kernels`)."""
     return _ConvBase(
@@ -138,7 +138,7 @@ def conv_nd(
         group,
         transform_inputs,
         order=order,
-        **kwargs
+        **kwargs,
     )
 
 
@@ -155,7 +155,7 @@ def conv(
     BiasInitializer=None,
     group=1,
     transform_inputs=None,
-    **kwargs
+    **kwargs,
 ):
     """2-d convolution: params `<out>_w` ([dim_out, dim_in/group, k, k] in
     NCHW) and `<out>_b` (unless no_bias); Conv(kernel=k, order, ...)."""
@@ -173,7 +173,7 @@ def conv(
         BiasInitializer,
         group,
         transform_inputs,
-        **kwargs
+        **kwargs,
     )
 
 
@@ -190,7 +190,7 @@ def conv_transpose(
     order="NCHW",
     cudnn_exhaustive_search=False,
     ws_nbytes_limit=None,
-    **kwargs
+    **kwargs,
 ):
     """ConvTranspose: `<out>_w` [dim_in, dim_out, k, k] (NCHW)."""
     weight_init = weight_init if weight_init else ("XavierFill", {})
@@ -209,7 +209,7 @@ def conv_transpose(
             shape=[
                 dim_out,
             ],
-            **bias_init[1]
+            **bias_init[1],
         )
     else:
         weight = core.ScopedBlobReference(blob_out + "_w", model.param_init_net)
@@ -236,7 +236,7 @@ def group_conv(
     weight_init=None,
     bias_init=None,
     group=1,
-    **kwargs
+    **kwargs,
 ):
     """Grouped convolution through Conv's `group` argument."""
     return conv(
@@ -249,7 +249,7 @@ def group_conv(
         weight_init=weight_init,
         bias_init=bias_init,
         group=group,
-        **kwargs
+        **kwargs,
     )
 
 
@@ -267,7 +267,7 @@ def group_conv_deprecated(
     order="NCHW",
     cudnn_exhaustive_search=False,
     ws_nbytes_limit=None,
-    **kwargs
+    **kwargs,
 ):
     """Grouped convolution as DepthSplit, one Conv per group, Concat."""
     weight_init = weight_init if weight_init else ("XavierFill", {})

@@ -17,7 +17,7 @@ def _FC_or_packed_FC(
     BiasInitializer=None,
     enable_tensor_core=False,
     float16_compute=False,
-    **kwargs
+    **kwargs,
 ):
     WeightInitializer = initializers.update_initializer(
         WeightInitializer, weight_init, ("XavierFill", {})
@@ -79,7 +79,7 @@ def fc_decomp(
     bias_init=None,
     WeightInitializer=None,
     BiasInitializer=None,
-    **kwargs
+    **kwargs,
 ):
     """FC_Decomp: the weight as a product U (dim_out x rank) V (dim_in x
     rank)."""
@@ -118,7 +118,7 @@ def fc_prune(
     threshold=0.00001,
     need_compress_rate=False,
     comp_lb=0.05,
-    **kwargs
+    **kwargs,
 ):
     """FC_Prune: FC with a pruning mask `<out>_m` updated every step."""
     weight_init = weight_init if weight_init else ("XavierFill", {})
@@ -145,7 +145,7 @@ def fc_prune(
             shape=[
                 dim_out,
             ],
-            **bias_init[1]
+            **bias_init[1],
         )
         mask_seq = model.param_init_net.__getattr__(mask_init[0])(
             [], blob_out + "_mask_seq", shape=[dim_out, dim_in], **mask_init[1]
@@ -168,7 +168,7 @@ def fc_prune(
         return model.net.FC_Prune(
             [blob_in, weight, mask, bias, ag_dw, mask_seq, thres, compress_lb],
             [blob_out, compress_rate],
-            **kwargs
+            **kwargs,
         )
     return model.net.FC_Prune(
         [blob_in, weight, mask, bias, ag_dw, mask_seq, thres, compress_lb], blob_out, **kwargs

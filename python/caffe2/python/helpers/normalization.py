@@ -61,7 +61,7 @@ def spatial_bn(
     RunningMeanInitializer=None,
     RunningVarianceInitializer=None,
     order="NCHW",
-    **kwargs
+    **kwargs,
 ):
     """SpatialBN with `<out>_s`, `<out>_b` (trained) and `<out>_rm`,
     `<out>_riv` (computed); 5 outputs in training, 1 with is_test."""

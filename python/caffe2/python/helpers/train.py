@@ -23,7 +23,7 @@ def iter(model, blob_out, **kwargs):
         value=0,
         dtype=core.DataType.INT64,
         device_option=core.DeviceOption(caffe2_pb2.CPU, 0),
-        **kwargs
+        **kwargs,
     )
     return model.net.Iter(blob_out, blob_out, **kwargs)
 

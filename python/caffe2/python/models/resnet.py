@@ -90,7 +90,7 @@ class ResNetBuilder(object):
                 output_filters,
                 epsilon=1e-3,
                 is_test=self.is_test,
-                **bn_kwargs
+                **bn_kwargs,
             )
         return shortcut_blob
 

@@ -39,7 +39,7 @@ def create_world(rank, size, timeout_ms, name="cw_op", blob="cw", **kwargs):
             rank=rank,
             size=size,
             timeout_ms=timeout_ms,
-            **kwargs
+            **kwargs,
         )
     )
 

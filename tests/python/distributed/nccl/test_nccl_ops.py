@@ -170,7 +170,7 @@ def create_world(tmp_path, gpus=None, name="cw_op", blob="cw", **kwargs):
             rank=0,
             timeout_ms=20000,
             device_option=gpu(0),
-            **kwargs
+            **kwargs,
         )
     )
 

@@ -51,7 +51,7 @@ def train(out_dir):
     blobs = {b: workspace.FetchBlob(b) for b in workspace.Blobs()}
     np.savez(
         os.path.join(out_dir, "train.npz"),
-        **{k: v for k, v in blobs.items() if isinstance(v, np.ndarray) and v.dtype == np.float32}
+        **{k: v for k, v in blobs.items() if isinstance(v, np.ndarray) and v.dtype == np.float32},
     )
 
     deploy = model_helper.ModelHelper(name="det_deploy", init_params=False)

@@ -46,7 +46,7 @@ def conv_case(
     bias=True,
     op_type="Conv",
     engine="CUDNN",
-    **args
+    **args,
 ):
     """(op, inputs) of one convolution; the filter is (M, C/group, k...) or (M, k..., C)."""
     ks = (k,) * len(spatial)
@@ -64,7 +64,7 @@ def conv_case(
         kernel=k,
         order=order,
         engine=engine,
-        **dict(args, **({"group": group} if group > 1 else {}))
+        **dict(args, **({"group": group} if group > 1 else {})),
     )
     return op, inputs
 

@@ -47,7 +47,7 @@ class TestConvBothPaths(hu.HypothesisTestCase):
                 ["Y"],
                 kernels=list(W.shape[2:]),
                 engine=engine,
-                **args
+                **args,
             )
             fwd = self.assertReferenceChecks(
                 CPU, op, inputs, lambda *a: [Y], threshold=1e-3, atol=1e-3
@@ -60,7 +60,7 @@ class TestConvBothPaths(hu.HypothesisTestCase):
                 kernels=list(W.shape[2:]),
                 engine=engine,
                 no_bias=int(b is None),
-                **args
+                **args,
             )
             ref = [dW, db, dX] if b is not None else [dW, dX]
             bwd = self.assertReferenceChecks(
@@ -74,7 +74,7 @@ class TestConvBothPaths(hu.HypothesisTestCase):
                 kernels=list(W.shape[2:]),
                 engine=engine,
                 no_bias=int(b is None),
-                **args
+                **args,
             )
             self.assertReferenceChecks(
                 CPU, grad_w, [X, W, dY], lambda *a: ref[:-1], threshold=1e-3, atol=1e-3
@@ -246,7 +246,7 @@ def run_conv(X, W, b, dY, engine="", **kw):
             kernel=3,
             pad=1,
             engine=engine,
-            **kw
+            **kw,
         )
     )
     return [workspace.FetchBlob(n) for n in ("Y", "dW", "db", "dX")]

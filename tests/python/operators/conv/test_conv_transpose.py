@@ -28,7 +28,7 @@ class TestConvTranspose(hu.HypothesisTestCase):
         group=1,
         order="NCHW",
         grads=True,
-        **kw
+        **kw,
     ):
         """The r_ lists are the reference's per-dim arguments; kw go to the op."""
         n = X.ndim - 2

@@ -332,7 +332,7 @@ def _run(path, device_option, batch_size=len(SIZES), **args):
             ["data", "label"],
             batch_size=batch_size,
             device_option=device_option,
-            **args
+            **args,
         )
     )
     return workspace.FetchBlob("data"), workspace.FetchBlob("label")

@@ -78,7 +78,7 @@ def test_training_augmentations_shapes_and_ranges(tmp_path, args):
         path,
         len(images),
         is_test=1,
-        **dict(kwargs, **{k: v for k, v in [("scale", 34)] if "random_scale" not in args})
+        **dict(kwargs, **{k: v for k, v in [("scale", 34)] if "random_scale" not in args}),
     )
     assert not np.allclose(data, test_data)
 

@@ -70,7 +70,7 @@ def test_labels_fed_on_the_host_are_checked_as_on_the_cpu(op_type, inputs, args,
         names,
         ["o0", "o1"][: 2 if "Softmax" in op_type else 1],
         device_option=gpu(),
-        **args
+        **args,
     )
     workspace.ResetWorkspace()
     workspace.FeedBlob("i0", inputs[0], gpu())

@@ -38,7 +38,7 @@ def train_op(engine="CUDNN", y="Y", **args):
         [y, "rm", "rv", "sm", "siv"],
         is_test=0,
         engine=engine,
-        **args
+        **args,
     )
 
 

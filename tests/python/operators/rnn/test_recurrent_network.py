@@ -58,7 +58,7 @@ def rnn_op(backward=True, init="h0"):
         "RecurrentNetwork",
         ["x", init, "W", "b"],
         ["hidden_all", "hidden_last", "rnn/step_ws"],
-        **args
+        **args,
     )
 
 

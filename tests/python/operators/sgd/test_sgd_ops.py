@@ -137,7 +137,7 @@ def test_out_of_range_gpu_index_updates_nothing():
             (6, (3,), [4, 1, 4]),
             np.int64,
             rng,
-            **({"momentum": 0.9} if op_type == "SparseMomentumSGDUpdate" else {})
+            **({"momentum": 0.9} if op_type == "SparseMomentumSGDUpdate" else {}),
         )
         names = list(op.input)
         i_at = names.index("i")

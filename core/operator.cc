@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/logging.h"
+#include "core/name_suggestions.h"
 #include "core/op_alias.h"
 #include "core/workspace.h"
 
@@ -46,8 +47,13 @@ OperatorBase::OperatorBase(const OperatorDef& def, Workspace* ws)
       args_(def_) {
   for (const std::string& name : def_.input()) {
     const Blob* blob = ws->GetBlob(name);
-    C2_ENFORCE(blob != nullptr, "[", def_.type(),
-               "] Encountered a non-existing input blob: ", name);
+    if (blob == nullptr) {
+      C2_THROW("[", def_.type(), "] Encountered a non-existing input blob: ", name,
+               DidYouMean(name, ws->Blobs()),
+               ". Nothing in this workspace wrote or fed it: if it is a parameter, run the "
+               "model's param_init_net first (workspace.RunNetOnce(model.param_init_net)); if it "
+               "is an input, feed it (workspace.FeedBlob)");
+    }
     inputs_.push_back(blob);
   }
   for (const std::string& name : def_.output()) outputs_.push_back(ws->CreateBlob(name));

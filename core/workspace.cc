@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/logging.h"
+#include "core/name_suggestions.h"
 #include "core/net.h"
 #include "core/plan_executor.h"
 #include "core/thread_pool.h"
@@ -213,7 +214,13 @@ void Workspace::WithNetRun(const std::string& name, const std::function<void(Net
   {
     std::lock_guard<std::mutex> lock(net_mutex_);
     auto it = net_map_.find(name);
-    C2_ENFORCE(it != net_map_.end(), "Can't find net ", name);
+    if (it == net_map_.end()) {
+      std::vector<std::string> names;
+      for (const auto& kv : net_map_) names.push_back(kv.first);
+      C2_THROW("Can't find net ", name, DidYouMean(name, names),
+               ": create it first with workspace.CreateNet(net) (or run it once with "
+               "workspace.RunNetOnce(net))");
+    }
     net = it->second.get();
     std::lock_guard<std::mutex> runs(run_mutex_);
     scope = std::make_unique<RunScope>(

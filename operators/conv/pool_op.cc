@@ -383,9 +383,17 @@ OPERATOR_SCHEMA(MaxPool)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
     .SetDoc(
-        "Max over each window's in-bounds elements. Arguments as Conv (kernel, stride, dilation, "
-        "pads, "
-        "legacy_pad, order) plus global_pooling; see pool_op.h.")
+        "Max over each window's in-bounds elements. The window is set as Conv's kernel: "
+        "`kernel` (or kernel_h/kernel_w, or `kernels` per spatial axis), `stride`, `dilation`, "
+        "`pad` (or pad_t/pad_l/pad_b/pad_r, `pads`), `legacy_pad`, `order`; `global_pooling` "
+        "makes the window the whole image.")
+    .Arg("kernel", "(int) window size on every spatial axis")
+    .Arg("stride", "(int, default 1) window step")
+    .Arg("pad", "(int, default 0) zero padding on every side")
+    .Arg("dilation", "(int, default 1) spacing of the window's elements")
+    .Arg("legacy_pad", "(int, default 0) Caffe's legacy padding modes")
+    .Arg("order", "(string, default \"NCHW\") NCHW or NHWC")
+    .Arg("global_pooling", "(bool, default false) pool over the whole spatial extent")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
 OPERATOR_SCHEMA(AveragePool)

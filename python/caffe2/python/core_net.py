@@ -2,6 +2,7 @@
 schema records in core_net_records)."""
 import collections
 import copy
+import difflib
 import zlib
 
 import numpy as np
@@ -269,6 +270,7 @@ class Net(NetCloneMixin, NetRecordsMixin):
         Returns:
           {BlobReference(blob): gradient BlobReference or GradientSlice}.
         """
+        self._CheckGradientTargets(ys)
         grad_ops, input_to_grad = GradientRegistry.GetBackwardPass(self._net.op[skip:], ys)
         # Gradient ops from C++ bypass CreateOperator, which runs ops in
         # immediate mode, so they are run here.
@@ -277,6 +279,28 @@ class Net(NetCloneMixin, NetRecordsMixin):
                 workspace.RunOperatorImmediate(op)
         self._ExtendOps(grad_ops)
         return input_to_grad
+
+    def _CheckGradientTargets(self, ys):
+        """Refuses targets that no op of this net writes: their gradient would reach nothing
+        (a misspelt loss name, or the loss made in another net)."""
+        targets = ys.keys() if isinstance(ys, dict) else (ys if isinstance(ys, list) else [ys])
+        written = [str(o) for op in self._net.op for o in op.output]
+        known = set(written)
+        for y in targets:
+            if str(y) in known:
+                continue
+            close = difflib.get_close_matches(str(y), sorted(known), n=3)
+            raise ValueError(
+                "AddGradientOperators on net '{}': no op of the net writes '{}', so nothing has a "
+                "gradient from it{}. Pass the blob the loss op outputs (e.g. the result of "
+                "net.AveragedLoss(...))".format(
+                    self.Name(),
+                    y,
+                    " (did you mean {}?)".format(" or ".join(repr(c) for c in close))
+                    if close
+                    else "",
+                )
+            )
 
     def AddExternalInput(self, *inputs):
         """Declares blobs fed from outside; returns their reference(s)."""

@@ -111,7 +111,7 @@ def step_time(num_shards, iters, bucket_mb=0.0, hosts=None, model=None):
     for p in procs:
         p.wait(timeout=900)
     outs = [open(log).read() for log in logs]
-    rates = [float(x) for x in re.findall(r"\(([\d.]+) images/sec\)", outs[0])][3:]
+    rates = [float(x) for x in re.findall(r"\| ([\d.]+) img/s \|", outs[0])][2:]
     if any(p.returncode for p in procs) or not rates:
         raise RuntimeError("trainer failed:\n" + "\n".join(outs))
     return 64.0 / median(rates)

@@ -3,18 +3,22 @@
 Runs `resnet50_trainer.py` N times on this machine (one process per shard, loopback TCP) through the
 launcher `python -m caffe2.distributed.launch`, joined by a file-store rendezvous in a fresh
 temporary directory, reading Datum LMDBs made from Debian's dataset-fashion-mnist with
-`caffe2.python.tools.make_fashion_mnist_db` (made once, kept in --data_dir). Each shard prints its
-progress per iteration (the launcher prefixes its lines with `[shard K] `); shard 0 writes a
-checkpoint every --checkpoint_every iterations and at the end of each epoch (only the newest is
-kept), and the CSV logs (one per shard); at the end every shard reports its test accuracy. If a
-shard dies, the launcher stops the others, names it, and restarts every shard from the newest
-checkpoint (up to --max_restarts times); after that it gives up, and so does this job, non-zero.
+`caffe2.python.tools.make_fashion_mnist_db` (made once, kept in --data_dir). Each shard prints a
+progress line every --print_every iterations (the launcher prefixes its lines with `[shard K] `);
+shard 0 writes a checkpoint every --checkpoint_every iterations and at the end of each epoch (only
+the newest is kept), and every shard its CSV logs (per epoch, and per iteration:
+`fashion_resnet_shard<K>.metrics.csv`); at the end every shard reports its test accuracy, and this
+job plots the metrics of all shards into `<work_dir>/fashion_resnet.png`
+(caffe2.python.tools.plot_log) and prints its path. If a shard dies, the launcher stops the others,
+names it, and restarts every shard from the newest checkpoint (up to --max_restarts times); after
+that it gives up, and so does this job, non-zero.
 
     python examples/distributed_fashion_mnist.py [--num_shards 2] [--epochs 2] [-- TRAINER FLAGS]
 
 Flags after `--` go to the trainer unchanged (they win over the defaults below).
 """
 import argparse
+import glob
 import os
 import re
 import subprocess
@@ -111,6 +115,8 @@ def trainer_flags(args, train_db, test_db, store_dir):
         "fashion_resnet_shard{shard_id}",
         "--log_dir",
         store_dir,
+        "--print_every",
+        str(args.print_every),
     ] + args.trainer_args
 
 
@@ -134,25 +140,37 @@ def launcher_command(args, train_db, test_db, work_dir, run_id):
 SHARD_LINE = re.compile(r"^\[shard (\d+)\] (.*)$")
 
 
-def pump(proc, final_lines, restarts, quiet_every):
-    """Copies the launcher's output (its own lines and the shards' prefixed ones); with
-    quiet_every > 1 only every n-th iteration line of each shard. Keeps each shard's last
-    "Final test accuracy" line in final_lines and the launcher's restart lines in restarts."""
+def pump(proc, final_lines, restarts):
+    """Copies the launcher's output (its own lines and the shards' prefixed ones). Keeps each
+    shard's last "Final test accuracy" line in final_lines and the launcher's restart lines in
+    restarts."""
     for line in proc.stdout:
         if line.startswith("[launch] restart "):
             restarts.append(line.strip())
         m = SHARD_LINE.match(line.rstrip("\n"))
-        if m:
-            text = m.group(2)
-            if text.startswith("Final test accuracy"):
-                final_lines[int(m.group(1))] = text
-            it = re.search(r"Finished iteration (\d+)/", text)
-            if it and quiet_every > 1 and int(it.group(1)) % quiet_every != 0:
-                continue
-            if "Training loss" in text and quiet_every > 1:
-                continue
+        if m and m.group(2).startswith("Final test accuracy"):
+            final_lines[int(m.group(1))] = m.group(2)
         sys.stdout.write(line)
         sys.stdout.flush()
+
+
+def plot_metrics(work_dir):
+    """Plots the shards' metrics logs into <work_dir>/fashion_resnet.png; returns its path, or
+    None (with the reason on stderr) when there is nothing to plot or plotting fails: the job's
+    outcome is the training's."""
+    logs = sorted(glob.glob(os.path.join(work_dir, "fashion_resnet_shard*.metrics.csv")))
+    if not logs:
+        print("no metrics logs in {} to plot".format(work_dir), file=sys.stderr)
+        return None
+    try:
+        from caffe2.python.tools import plot_log
+
+        return plot_log.plot_logs(
+            logs, out=os.path.join(work_dir, "fashion_resnet.png"), title="Fashion-MNIST ResNet"
+        )
+    except Exception as e:  # a broken plot must not hide the training's result
+        print("could not plot the metrics: {}: {}".format(type(e).__name__, e), file=sys.stderr)
+        return None
 
 
 def main():
@@ -189,8 +207,8 @@ def main():
     parser.add_argument(
         "--print_every",
         type=int,
-        default=1,
-        help="print every n-th iteration line of each shard (1: all)",
+        default=10,
+        help="each shard prints a progress line every n iterations (trainer's --print_every)",
     )
     parser.add_argument("trainer_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -218,9 +236,7 @@ def main():
         env=env,
     )
     final_lines, restarts = {}, []
-    reader = threading.Thread(
-        target=pump, args=(proc, final_lines, restarts, args.print_every), daemon=True
-    )
+    reader = threading.Thread(target=pump, args=(proc, final_lines, restarts), daemon=True)
     reader.start()
     code = proc.wait()
     reader.join()
@@ -242,15 +258,12 @@ def main():
         )
     checkpoints = sorted(f for f in os.listdir(work_dir) if f.endswith(".mdl"))
     print("checkpoints: {}".format(", ".join(checkpoints) or "none"))
-    print(
-        "CSV log: {}".format(
-            ", ".join(
-                sorted(
-                    os.path.join(work_dir, f) for f in os.listdir(work_dir) if f.endswith(".log")
-                )
-            )
-        )
-    )
+    for kind, suffix in (("CSV log", ".log"), ("metrics", ".metrics.csv")):
+        found = sorted(f for f in os.listdir(work_dir) if f.endswith(suffix))
+        print("{}: {}".format(kind, ", ".join(os.path.join(work_dir, f) for f in found) or "none"))
+    plot = plot_metrics(work_dir)
+    if plot:
+        print("plot: {}".format(plot))
     if code:
         print("the job failed (see the [launch] lines above)", file=sys.stderr)
         return 1

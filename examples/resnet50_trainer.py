@@ -17,7 +17,8 @@ non-empty string True); exported input/output names are "<prefix>_<dev>/data" an
   --lr_linear_scaling       multiply the base learning rate by --num_shards (the global batch grows)
   --lr_step_epochs E        the step policy's period in epochs (upstream: 30)
   --num_test_iters N        test batches per epoch (upstream: 100)
-  --run_name / --log_dir    where the CSV log goes ({shard_id} in the name is replaced)
+  --run_name / --log_dir    where the CSV logs go ({shard_id} in the name is replaced)
+  --print_every N           a progress line every N iterations (default 10)
   --checkpoint_every N      also save a checkpoint every N iterations, within epochs
   --resume_latest           resume from the newest checkpoint of --save_model_name (if any)
 Checkpoints (`<file_store_path>/<save_model_name>_<epoch>.mdl` at the end of each epoch, and
@@ -30,9 +31,17 @@ sets C2_RESTART_COUNT > 0) restores the iteration counter, the parameters and th
 the iteration after the saved one. With several shards, shard 0 picks the newest checkpoint and
 tells the others through the rendezvous store, so that all load the same one.
 
-This script holds the training loop; its flags, model and checkpoints are in the sibling modules
-resnet50_trainer_args, resnet50_trainer_model and resnet50_trainer_checkpoint, whose names it
-re-exports.
+Output: one progress line every --print_every iterations (`epoch 1/3 iter 120/468 | loss 0.4120
+acc 0.875 | 1234 img/s | lr 0.1 | ETA 2m13s`), the test accuracy after each epoch, and at the end
+`Final test accuracy: <a>`. Logs in --log_dir: upstream's per-epoch CSV
+(`<name>_<timestamp>.log`, experiment_util.ModelTrainerLog; its input counts are those up to the
+end of the epoch, where upstream's were those up to its start), a per-iteration metrics CSV
+(`<name>.metrics.csv`, continued by a resumed run) and the arguments (`<name>.args.json`); see
+resnet50_trainer_metrics. `python -m caffe2.python.tools.plot_log <name>.metrics.csv...` plots them.
+
+This script holds the training loop; its flags, model, checkpoints and reports are in the sibling
+modules resnet50_trainer_args, resnet50_trainer_model, resnet50_trainer_checkpoint and
+resnet50_trainer_metrics, whose names it re-exports.
 """
 import logging
 import os
@@ -63,6 +72,13 @@ from resnet50_trainer_checkpoint import (  # noqa: F401
     save_model,
     save_params_npz,
 )
+from resnet50_trainer_metrics import (  # noqa: F401
+    METRICS_COLUMNS,
+    TrainingReport,
+    format_duration,
+    metrics_name,
+    write_args,
+)
 from resnet50_trainer_model import (  # noqa: F401
     add_image_input,
     add_null_input,
@@ -84,33 +100,43 @@ log.setLevel(logging.DEBUG)
 
 
 def run_epoch(
-    args, epoch, train_model, test_model, total_batch_size, num_shards, explog, start=0, shard_id=0
+    args,
+    epoch,
+    train_model,
+    test_model,
+    total_batch_size,
+    num_shards,
+    explog,
+    report,
+    start=0,
+    shard_id=0,
 ):
     """Runs the iterations start..epoch_iters-1 of the epoch, then the test; shard 0 saves a
-    checkpoint every --checkpoint_every iterations within the epoch. Returns the next epoch and the
-    test accuracy."""
+    checkpoint every --checkpoint_every iterations within the epoch. `report` (TrainingReport)
+    prints the progress and writes the metrics log. Returns the next epoch and the test
+    accuracy."""
     epoch_iters = int(args.epoch_size / total_batch_size / num_shards)
     prefix = "{}_{}".format(train_model._device_prefix, train_model._devices[0])
+    lr_blob = data_parallel_model.GetLearningRateBlobNames(train_model)[0]
     for i in range(start, epoch_iters):
         timeout = 600.0 if i == start and epoch == args.first_epoch else 60.0
         with timeout_guard.CompleteInTimeOrDie(timeout):
             t1 = time.time()
             workspace.RunNet(train_model.net.Proto().name)
             t2 = time.time()
-        fmt = "Finished iteration {}/{} of epoch {} ({:.2f} images/sec)"
-        log.info(fmt.format(i + 1, epoch_iters, epoch, total_batch_size / (t2 - t1)))
         loss = float(workspace.FetchBlob(prefix + "/loss"))
         accuracy = float(workspace.FetchBlob(prefix + "/accuracy"))
-        log.info("Training loss: {:.4f}, accuracy: {:.4f}".format(loss, accuracy))
+        learning_rate = float(np.asarray(workspace.FetchBlob(lr_blob)).reshape(-1)[0])
+        report.iteration(epoch, i + 1, loss, accuracy, learning_rate, total_batch_size, t2 - t1)
         # Within the epoch only: its end has a checkpoint of its own, after the test.
         if shard_id == 0 and args.checkpoint_every > 0 and i + 1 < epoch_iters:
             itr = int(np.asarray(workspace.FetchBlob("optimizer_iteration")).reshape(-1)[0])
             if itr % args.checkpoint_every == 0:
                 save_model(args, train_model, epoch, iteration=itr)
-    num_images = epoch * epoch_iters * total_batch_size
-    learning_rate = workspace.FetchBlob(
-        data_parallel_model.GetLearningRateBlobNames(train_model)[0]
-    )
+    # The images this shard trained on up to the end of this epoch (upstream passed those up to
+    # its start, so that the log's first row said 0 inputs/s and every other the previous
+    # epoch's count over this epoch's time).
+    num_images = (epoch + 1) * epoch_iters * total_batch_size
     test_accuracy = 0
     if test_model is not None:
         ntests = 0
@@ -122,14 +148,14 @@ def run_epoch(
                 )
                 ntests += 1
         test_accuracy /= ntests
-        log.info("Test accuracy after epoch {}: {:.4f}".format(epoch, test_accuracy))
+    report.epoch_end(epoch, test_accuracy if test_model is not None else None)
     explog.log(
         input_count=num_images,
         batch_count=(i + epoch * epoch_iters),
         additional_values={
             "accuracy": accuracy,
             "loss": loss,
-            "learning_rate": float(np.asarray(learning_rate).reshape(-1)[0]),
+            "learning_rate": learning_rate,
             "epoch": epoch,
             "test_accuracy": test_accuracy,
         },
@@ -392,23 +418,40 @@ def Train(args):
     )
     if args.run_name:
         expname = args.run_name.replace("{shard_id}", str(shard_id))
+    os.makedirs(args.log_dir, exist_ok=True)
     explog = experiment_util.ModelTrainerLog(os.path.join(args.log_dir, expname), args)
+    # A resumed run's first row counts the images trained since the resume only.
+    explog.last_input_count = (epoch * epoch_iters + start) * total_batch_size
+    name = os.path.join(args.log_dir, metrics_name(expname, args.run_name, shard_id, num_shards))
+    write_args(name + ".args.json", args)
+    report = TrainingReport(
+        name + ".metrics.csv",
+        shard_id,
+        args.num_epochs,
+        epoch_iters,
+        args.print_every,
+        resume_from=None if resume_from is None else epoch * epoch_iters + start,
+    )
     test_accuracy = 0.0
-    while epoch < args.num_epochs:
-        epoch, test_accuracy = run_epoch(
-            args,
-            epoch,
-            train_model,
-            test_model,
-            total_batch_size,
-            num_shards,
-            explog,
-            start=start,
-            shard_id=shard_id,
-        )
-        start = 0
-        if shard_id == 0:
-            save_model(args, train_model, epoch - 1)
+    try:
+        while epoch < args.num_epochs:
+            epoch, test_accuracy = run_epoch(
+                args,
+                epoch,
+                train_model,
+                test_model,
+                total_batch_size,
+                num_shards,
+                explog,
+                report,
+                start=start,
+                shard_id=shard_id,
+            )
+            start = 0
+            if shard_id == 0:
+                save_model(args, train_model, epoch - 1)
+    finally:
+        report.close()
     if args.params_npz:
         save_params_npz(args.params_npz.format(shard_id=shard_id), train_model)
     if test_model is not None:

@@ -178,9 +178,21 @@ def build_parser():
         "({shard_id} is replaced)",
     )
     parser.add_argument(
-        "--run_name", type=str, default=None, help="Name of the CSV log ({shard_id} is replaced)"
+        "--run_name", type=str, default=None, help="Name of the CSV logs ({shard_id} is replaced)"
     )
-    parser.add_argument("--log_dir", type=str, default=".", help="Directory of the CSV log")
+    parser.add_argument(
+        "--log_dir",
+        type=str,
+        default=".",
+        help="Directory of the CSV logs (per epoch, per iteration) and the arguments' JSON",
+    )
+    parser.add_argument(
+        "--print_every",
+        type=int,
+        default=10,
+        help="Print a progress line every N iterations (and at the first one and each epoch's "
+        "last)",
+    )
     return parser
 
 
@@ -197,6 +209,7 @@ def check_args(parser, args):
         "num_channels",
         "num_test_iters",
         "scale",
+        "print_every",
     ]
     for name in positive:
         value = getattr(args, name)

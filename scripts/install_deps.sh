@@ -2,7 +2,9 @@
 # Installs every Debian package the project needs (idempotent; uses sudo when not root). clang and its
 # runtimes build the sanitizer and fuzzing job (scripts/run_sanitizers.sh); clang-format, black and
 # flake8 check the formatting (scripts/check_format.sh); iproute2 (ip, tc) and util-linux (unshare)
-# make the simulated hosts of the multi-host tests (caffe2.distributed.simulated_hosts).
+# make the simulated hosts of the multi-host tests (caffe2.distributed.simulated_hosts). matplotlib
+# draws the training plots (caffe2.python.tools.plot_log); nbclient, nbformat and ipykernel run the
+# notebooks (notebooks/, tests/python/notebooks) and scripts/install_kernel.sh's kernel.
 set -euo pipefail
 
 PACKAGES=(
@@ -18,6 +20,7 @@ PACKAGES=(
   iproute2 util-linux
   clang libclang-rt-14-dev
   clang-format black flake8
+  python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )
 
 SUDO=""

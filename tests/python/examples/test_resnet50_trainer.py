@@ -3,7 +3,9 @@ Redis), on a small Fashion-MNIST Datum LMDB: checkpoints by shard 0 only and res
 stay bitwise equal, the main job's launcher, and training on GPUs (skipped without them). Flag
 parsing is checked in test_resnet50_trainer_flags.py, killed runs and shards in
 test_resnet50_trainer_faults.py."""
+import csv
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -28,6 +30,11 @@ def run_shards(dbs, store, num_shards, *extra):
     ]
     outs = [p.communicate(timeout=300)[0] for p in procs]
     return [p.returncode for p in procs], outs
+
+
+def metrics_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def checkpoint_blobs(path):
@@ -75,13 +82,36 @@ def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
     assert "cpu_0/conv1_w" in saved and "cpu_0/conv1_w_momentum" in saved
     assert saved["optimizer_iteration"].reshape(-1)[0] == 16
     for out in outs:
-        assert "Finished iteration 8/8 of epoch 1" in out
+        assert "epoch 2/2 iter 8/8 |" in out
         assert "Final test accuracy" in out
     # shard 0 alone saves, and only the last epoch's checkpoint is kept
     assert sorted(os.path.basename(p) for p in glob.glob(str(tmp_path / "*.mdl"))) == ["m_1.mdl"]
     assert "Saved checkpoint" in outs[0] and "Saved checkpoint" not in outs[1]
-    logs = glob.glob(str(tmp_path / "*.log"))
-    assert logs and "test_accuracy" in open(logs[0]).read()
+    # upstream's per-epoch log (both shards' in the same file when they start in the same second,
+    # as upstream): every row counts this epoch's 128 images of its shard, at a rate above 0
+    rows = []
+    for log in glob.glob(str(tmp_path / "*.log")):
+        with open(log) as f:
+            lines = f.read().splitlines()
+        assert lines[0].startswith("# Namespace(")
+        header = next(line.split(",") for line in lines if line.startswith("time_spent,"))
+        assert header[-1] == "test_accuracy"
+        rows += [dict(zip(header, line.split(","))) for line in lines if line[:1].isdigit()]
+    assert len(rows) == 4
+    assert {(r["input_count"], r["cumulative_input_count"]) for r in rows} == {
+        ("128", "128"),
+        ("128", "256"),
+    }
+    assert all(float(r["inputs_per_sec"]) > 0 for r in rows)
+    # the per-iteration metrics log and the arguments of each shard
+    name = str(tmp_path / "resnet50_gpu1_b16_L10_lr0.05_v2_shard{}")
+    for shard in (0, 1):
+        rows = metrics_rows(name.format(shard) + ".metrics.csv")
+        assert [r["global_iteration"] for r in rows] == [str(g) for g in range(1, 17)]
+        assert {r["shard"] for r in rows} == {str(shard)}
+        assert [g for g, r in enumerate(rows, 1) if r["test_accuracy"]] == [8, 16]
+        with open(name.format(shard) + ".args.json") as f:
+            assert json.load(f)["num_epochs"] == 2
     # resuming continues with the next epoch and the saved iteration counter
     codes, outs = run_shards(
         small_dbs, tmp_path, 2, "--num_epochs", "3", "--load_model_path", str(tmp_path / "m_1.mdl")
@@ -90,7 +120,11 @@ def test_two_shards_train_checkpoint_and_resume(small_dbs, tmp_path):
     for out in outs:
         assert "Resumed at epoch 2 (iteration 16)" in out
         assert "Reader advanced past 256 records" in out
-        assert "of epoch 2" in out and "of epoch 0" not in out
+        assert "epoch 3/3 iter 8/8 |" in out and "epoch 1/3 iter" not in out
+    # the metrics logs go on
+    for shard in (0, 1):
+        rows = metrics_rows(name.format(shard) + ".metrics.csv")
+        assert [r["global_iteration"] for r in rows] == [str(g) for g in range(1, 25)]
 
 
 def test_two_shards_stay_bitwise_equal_for_20_steps(small_dbs, tmp_path):
@@ -125,7 +159,7 @@ def test_two_shards_stay_bitwise_equal_for_20_steps(small_dbs, tmp_path):
     outs = [p.communicate(timeout=300)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], "\n".join(outs)
     for out in outs:
-        assert "Finished iteration 20/20 of epoch 0" in out
+        assert "epoch 1/1 iter 20/20 |" in out
     import numpy as np
 
     a, b = np.load(npz.format(shard_id=0)), np.load(npz.format(shard_id=1))
@@ -167,10 +201,15 @@ def test_main_job_launcher_runs_two_shards(tmp_path):
     )
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
-    assert "[shard 0] INFO:resnet50_trainer:Finished iteration 8/8 of epoch 0" in out
-    assert "[shard 1] INFO:resnet50_trainer:Finished iteration 8/8 of epoch 0" in out
+    assert "[shard 0] epoch 1/1 iter 8/8 |" in out
+    assert "[shard 1] epoch 1/1 iter 8/8 |" in out
     assert "shard 0: test accuracy" in out and "shard 1: test accuracy" in out
     assert "checkpoints: fashion_resnet_0.mdl" in out
+    # the plot of both shards' metrics
+    png = str(tmp_path / "work" / "fashion_resnet.png")
+    assert "plot: {}\n".format(png) in out
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
 def test_redis_rendezvous_with_two_devices_per_shard(small_dbs, tmp_path, redis_server):
@@ -191,7 +230,7 @@ def test_redis_rendezvous_with_two_devices_per_shard(small_dbs, tmp_path, redis_
     assert codes == [0, 0], "\n".join(outs)
     for out in outs:
         assert "Running on devices: [0, 1]" in out
-        assert "Finished iteration 8/8 of epoch 0" in out and "Final test accuracy" in out
+        assert "epoch 1/1 iter 8/8 |" in out and "Final test accuracy" in out
 
 
 # ---- on GPUs (skip without them) ----
@@ -226,7 +265,7 @@ def test_trains_on_a_gpu(small_dbs, tmp_path, flags):
         cmd, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300
     )
     assert out.returncode == 0, out.stdout
-    assert "Finished iteration 16/16 of epoch 1" in out.stdout
+    assert "epoch 2/2 iter 16/16 |" in out.stdout
     assert "Final test accuracy" in out.stdout
 
 

@@ -170,7 +170,7 @@ def test_killed_within_an_epoch_resumes_latest_to_the_same_bits(small_dbs, tmp_p
             str(store / "params_{shard_id}.npz"),
             "--checkpoint_every",
             "3",
-            *extra
+            *extra,
         )
 
     killed = tmp_path / "killed"
@@ -197,12 +197,22 @@ def test_killed_within_an_epoch_resumes_latest_to_the_same_bits(small_dbs, tmp_p
         in out
     )
     assert "Reader advanced past {} records".format(itr * 16) in out
-    assert "Finished iteration {}/{} of epoch {}".format(start, EPOCH_ITERS_1, epoch) not in out
-    assert "Finished iteration {}/{} of epoch {}".format(start + 1, EPOCH_ITERS_1, epoch) in out
+    # the resumed run's first progress line is the iteration after the checkpoint's
+    progress = "epoch {0}/{0} iter {1}/{2} |"
+    assert progress.format(epoch + 1, start, EPOCH_ITERS_1) not in out
+    assert progress.format(epoch + 1, start + 1, EPOCH_ITERS_1) in out
     # only the newest checkpoint of the name remains, and no partial file of a save
+    name = "resnet50_gpu1_b16_L10_lr0.05_v2"
     assert sorted(os.listdir(killed)) == sorted(
-        ["m_{}.mdl".format(epoch), "params_0.npz"]
+        ["m_{}.mdl".format(epoch), "params_0.npz", name + ".metrics.csv", name + ".args.json"]
         + [f for f in os.listdir(killed) if f.endswith(".log")]
+    )
+    # the metrics log goes on where the checkpoint was taken: one header, every iteration once
+    with open(str(killed / (name + ".metrics.csv"))) as f:
+        lines = f.read().splitlines()
+    assert lines[0].startswith("shard,epoch,iteration,global_iteration,")
+    assert [int(line.split(",")[3]) for line in lines[1:]] == list(
+        range(1, (epoch + 1) * EPOCH_ITERS_1 + 1)
     )
 
     straight = tmp_path / "straight"
@@ -275,7 +285,7 @@ def test_launcher_restarts_a_killed_shard_from_a_checkpoint_within_an_epoch(smal
             )
             in out
         )
-        assert prefix + "Finished iteration 8/8 of epoch 1" in out
+        assert "[shard {}] epoch 2/2 iter 8/8 |".format(shard) in out
     assert out.rstrip().endswith("[launch] all 2 shard(s) exited 0")
     assert [os.path.basename(p) for p in glob.glob(str(killed / "m_*.mdl*"))] == ["m_1.mdl"]
 

@@ -83,8 +83,8 @@ def test_three_hosts_over_redis_train_on_after_redis_dies(
     redis = ["--redis_host", server.address, "--redis_port", str(server.port)]
     shards = start_shards(hosts, small_dbs, tmp_path, 3, *redis)
     for shard in shards:
-        shard.wait_for("Finished iteration 1/")
+        shard.wait_for("iter 1/")
     server.kill()
     outs = finish(shards)
     for out in outs:
-        assert "Finished iteration 5/5 of epoch 1" in out, out[-2000:]
+        assert "epoch 2/2 iter 5/5 |" in out, out[-2000:]

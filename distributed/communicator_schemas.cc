@@ -46,6 +46,12 @@ C2_COMMUNICATOR_OP(SendTensor);
 C2_COMMUNICATOR_OP(ReceiveTensor);
 #undef C2_COMMUNICATOR_OP
 
+// The model-parallel exchanges (schemas and gradients in model_parallel_schemas.cc): GLOO only.
+REGISTER_CPU_OPERATOR(AllgatherBatch, NoDefaultEngineOp);
+REGISTER_CPU_OPERATOR(ReduceScatterBatch, NoDefaultEngineOp);
+REGISTER_CPU_OPERATOR(ColumnShardsToBatch, NoDefaultEngineOp);
+REGISTER_CPU_OPERATOR(BatchToColumnShards, NoDefaultEngineOp);
+
 OPERATOR_SCHEMA(CreateCommonWorld)
     .NumInputs(0, 1)
     .NumOutputs(1)

@@ -9,8 +9,13 @@ non-empty string True); exported input/output names are "<prefix>_<dev>/data" an
 "<prefix>_<dev>/softmax" (upstream wrote "[]_gpu/data"); `--num_channels 1` decodes grayscale;
 `--load_model_path` works on a CPU-only build; no removed NumPy calls. Beyond upstream:
 
-  --model resnet50|resnet   resnet: the CIFAR-style 6n+2-layer ResNet (16/32/64 channels, global
-                            average pooling, so any image size works); n from --resnet_blocks
+  --model resnet50|resnet|vgg|alexnet
+                            resnet: the CIFAR-style 6n+2-layer ResNet (16/32/64 channels, global
+                            average pooling, so any image size works); n from --resnet_blocks;
+                            vgg: a small VGG-style net (28x28, 32x32); alexnet. vgg and alexnet end
+                            in fc6, fc7 (--fc_width wide) and fc8
+  --model_parallel_fc L,..  hybrid parallelism (CPU devices): split these FC layers by output rows
+                            over all devices of all shards; every shard then checkpoints its part
   --scale S                 resize the shorter image side to S before cropping (upstream: 256)
   --lr_warmup_epochs E      ramp the learning rate linearly from --lr_warmup_start x base over
                             E epochs
@@ -67,10 +72,12 @@ from resnet50_trainer_checkpoint import (  # noqa: F401
     latest_checkpoint,
     list_checkpoints,
     load_model,
+    part_name,
     remove_stale_partial_saves,
     resume_point,
     save_model,
     save_params_npz,
+    saves_checkpoints,
 )
 from resnet50_trainer_metrics import (  # noqa: F401
     METRICS_COLUMNS,
@@ -129,7 +136,11 @@ def run_epoch(
         learning_rate = float(np.asarray(workspace.FetchBlob(lr_blob)).reshape(-1)[0])
         report.iteration(epoch, i + 1, loss, accuracy, learning_rate, total_batch_size, t2 - t1)
         # Within the epoch only: its end has a checkpoint of its own, after the test.
-        if shard_id == 0 and args.checkpoint_every > 0 and i + 1 < epoch_iters:
+        if (
+            saves_checkpoints(train_model, shard_id)
+            and args.checkpoint_every > 0
+            and i + 1 < epoch_iters
+        ):
             itr = int(np.asarray(workspace.FetchBlob("optimizer_iteration")).reshape(-1)[0])
             if itr % args.checkpoint_every == 0:
                 save_model(args, train_model, epoch, iteration=itr)
@@ -173,11 +184,12 @@ def restart_count():
     return int(text)
 
 
-def checkpoint_to_resume(args, shard_id, use_store):
+def checkpoint_to_resume(args, shard_id, use_store, parts=0):
     """The checkpoint to resume from: --load_model_path; else, with --resume_latest or after a
-    restart by the launcher, the newest of --save_model_name in --file_store_path (None: start from
-    scratch). With a rendezvous store, shard 0 chooses and the others read its choice, so that every
-    shard loads the same checkpoint even if another node still sees an older one."""
+    restart by the launcher, the newest of --save_model_name in --file_store_path (whole: with every
+    one of `parts` model-parallel parts; None: start from scratch). With a rendezvous store, shard
+    0 chooses and the others read its choice, so that every shard loads the same checkpoint even if
+    another node still sees an older one."""
     if args.load_model_path is not None:
         return args.load_model_path
     restarts = restart_count()
@@ -186,7 +198,7 @@ def checkpoint_to_resume(args, shard_id, use_store):
     why = "restart {}".format(restarts) if restarts > 0 else "--resume_latest"
     key = "resnet50_trainer/resume_checkpoint"
     if not use_store or shard_id == 0:
-        path = latest_checkpoint(args.file_store_path, args.save_model_name)
+        path = latest_checkpoint(args.file_store_path, args.save_model_name, parts)
         if use_store:  # the name only: other nodes may mount the directory elsewhere
             name = os.path.basename(path) if path else ""
             workspace.FeedBlob(key, np.array([name.encode()], dtype=object))
@@ -297,6 +309,7 @@ def Train(args):
         "ws_nbytes_limit": args.cudnn_workspace_limit_mb * 1024 * 1024,
     }
     train_model = model_helper.ModelHelper(name="resnet50", arg_scope=train_arg_scope)
+    hybrid_layers = [name for name in args.model_parallel_fc.split(",") if name]
 
     # One reader for all devices of this shard (DBReader is thread-safe), sharded across shards.
     reader = None
@@ -332,9 +345,10 @@ def Train(args):
         rendezvous=rendezvous,
         optimize_gradient_memory=False,
         cpu_device=args.use_cpu,
-        shared_model=args.use_cpu,
-        combine_spatial_bn=args.use_cpu,
+        shared_model=args.use_cpu and not hybrid_layers,
+        combine_spatial_bn=args.use_cpu and not hybrid_layers,
         bucket_size_mb=args.bucket_size_mb,
+        model_parallel_fc=hybrid_layers or None,
     )
     data_parallel_model.OptimizeGradientMemory(train_model, {}, set(), False)
     if args.seed is not None:
@@ -381,15 +395,20 @@ def Train(args):
             forward_pass_builder_fun=lambda m, s: build_forward(m, s, args, is_test=True),
             param_update_builder_fun=None,
             devices=gpus,
+            rendezvous=rendezvous if hybrid_layers else None,  # its split layers exchange too
             cpu_device=args.use_cpu,
-            shared_model=args.use_cpu,
+            shared_model=args.use_cpu and not hybrid_layers,
+            model_parallel_fc=hybrid_layers or None,
         )  # upstream omitted this: CPU devices > 0 had no params
         workspace.RunNetOnce(test_model.param_init_net)
         workspace.CreateNet(test_model.net)
 
     epoch, start = 0, 0
     resume_from = checkpoint_to_resume(
-        args, shard_id, rendezvous is not None and rendezvous["kv_handler"] is not None
+        args,
+        shard_id,
+        rendezvous is not None and rendezvous["kv_handler"] is not None,
+        parts=num_shards if hybrid_layers else 0,
     )
     if resume_from is not None:
         epoch, itr, start = load_model(args, train_model, epoch_iters, path=resume_from)
@@ -448,7 +467,7 @@ def Train(args):
                 shard_id=shard_id,
             )
             start = 0
-            if shard_id == 0:
+            if saves_checkpoints(train_model, shard_id):
                 save_model(args, train_model, epoch - 1)
     finally:
         report.close()

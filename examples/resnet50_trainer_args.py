@@ -108,9 +108,20 @@ def build_parser():
     # beyond upstream
     parser.add_argument(
         "--model",
-        choices=["resnet50", "resnet"],
+        choices=["resnet50", "resnet", "vgg", "alexnet"],
         default="resnet50",
-        help="resnet50, or the CIFAR-style 6n+2-layer ResNet for small images",
+        help="resnet50; the CIFAR-style 6n+2-layer ResNet for small images; a small VGG-style net "
+        "(28x28, 32x32); AlexNet. vgg and alexnet end in the FC layers fc6, fc7, fc8",
+    )
+    parser.add_argument(
+        "--fc_width", type=int, default=None, help="width of fc6 and fc7 (vgg: 1024, alexnet: 4096)"
+    )
+    parser.add_argument(
+        "--model_parallel_fc",
+        type=str,
+        default="",
+        help="FC layers to split across all devices of all shards (hybrid parallelism, CPU), "
+        "comma separated, e.g. fc6,fc7,fc8",
     )
     parser.add_argument(
         "--resnet_blocks", type=int, default=3, help="n of the 6n+2-layer ResNet (3: ResNet-20)"

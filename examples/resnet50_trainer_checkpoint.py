@@ -5,6 +5,11 @@ by resnet50_trainer; logs to its "resnet50_trainer" logger.
 
 Names in --file_store_path: `<save_model_name>_<epoch>.mdl` at the end of an epoch (upstream's),
 `<save_model_name>_<epoch>_it<global iteration>.mdl` within one (--checkpoint_every).
+
+With model-parallel FC layers (--model_parallel_fc) every shard also writes its part of them,
+`<checkpoint>.part<shard_id>` (data_parallel_model.SaveModelParallelPart), and a checkpoint counts
+only once every shard's part is there. Each shard keeps its two newest, so that a run killed while
+the shards write one still has the previous one whole.
 """
 import glob
 import logging
@@ -29,31 +34,83 @@ def checkpoint_name(name, epoch, iteration=None):
     return "{}_{}_it{}.mdl".format(name, epoch, iteration)
 
 
-def list_checkpoints(directory, name):
+def part_name(path, shard_id):
+    """The file of shard `shard_id`'s model-parallel part of the checkpoint `path`."""
+    return "{}.part{}".format(path, shard_id)
+
+
+def saves_checkpoints(model, shard_id):
+    """Whether this shard writes checkpoints: shard 0, and every shard of a hybrid model."""
+    return shard_id == 0 or data_parallel_model.IsModelParallel(model)
+
+
+def list_checkpoints(directory, name, parts=0, suffix=""):
     """The checkpoints of `name` in `directory`, oldest first: within an epoch by iteration, and
-    its end after them (temporary files of saves in progress are not checkpoints)."""
-    pattern = re.compile(r"^{}_(\d+)(?:_it(\d+))?\.mdl$".format(re.escape(name)))
+    its end after them (temporary files of saves in progress are not checkpoints; with `parts`,
+    neither are those that lack one of the shards' parts). With `suffix`, the files named like
+    checkpoints plus it (".part1": shard 1's parts)."""
+    pattern = re.compile(
+        r"^{}_(\d+)(?:_it(\d+))?\.mdl{}$".format(re.escape(name), re.escape(suffix))
+    )
     found = []
     for entry in os.listdir(directory):
         m = pattern.match(entry)
         if m:
             epoch, iteration = int(m.group(1)), m.group(2)
             key = (epoch, 1, 0) if iteration is None else (epoch, 0, int(iteration))
-            found.append((key, os.path.join(directory, entry)))
+            path = os.path.join(directory, entry)
+            if all(os.path.exists(part_name(path, s)) for s in range(parts)):
+                found.append((key, path))
     return [path for _, path in sorted(found)]
 
 
-def latest_checkpoint(directory, name):
-    """The newest checkpoint of `name` in `directory`, or None."""
-    found = list_checkpoints(directory, name) if os.path.isdir(directory) else []
+def latest_checkpoint(directory, name, parts=0):
+    """The newest (whole, with `parts`) checkpoint of `name` in `directory`, or None."""
+    found = list_checkpoints(directory, name, parts) if os.path.isdir(directory) else []
     return found[-1] if found else None
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
 
 
 def save_model(args, model, epoch, iteration=None):
     """Shard 0 writes <file_store_path>/<save_model_name>_<epoch>.mdl (at the end of an epoch) or
-    <save_model_name>_<epoch>_it<iteration>.mdl (within it) atomically. Without --checkpoint_every
-    it then removes the previous epoch's checkpoint (upstream's naming); with it, every other
-    checkpoint of this name, so that only the newest remains."""
+    <save_model_name>_<epoch>_it<iteration>.mdl (within it) atomically, and with model-parallel
+    layers every shard its part beside it. Without --checkpoint_every it then removes the
+    previous epoch's checkpoint (upstream's naming); with it, every other checkpoint of this name,
+    so that only the newest remains (the newest two with model-parallel parts)."""
+    hybrid = data_parallel_model.IsModelParallel(model)
+    shard_id = model._rendezvous["shard_id"] if model._rendezvous else 0
+    final = os.path.join(
+        args.file_store_path, checkpoint_name(args.save_model_name, epoch, iteration)
+    )
+    remove_stale_partial_saves(args)
+    if hybrid:
+        data_parallel_model.SaveModelParallelPart(model, part_name(final, shard_id))
+    if shard_id == 0:
+        _save_shared_state(args, model, final)
+    log.info("Saved checkpoint %s%s", final, " (part {})".format(shard_id) if hybrid else "")
+    directory, name = args.file_store_path, args.save_model_name
+    if hybrid:  # the newest two of this shard's files
+        if shard_id == 0:
+            for path in list_checkpoints(directory, name)[:-2]:
+                _remove(path)
+        for path in list_checkpoints(directory, name, suffix=".part{}".format(shard_id))[:-2]:
+            _remove(path)
+    elif getattr(args, "checkpoint_every", 0) > 0:
+        for path in list_checkpoints(directory, name):
+            if path != final:
+                _remove(path)
+    else:
+        _remove(os.path.join(directory, "{}_{}.mdl".format(name, epoch - 1)))
+
+
+def _save_shared_state(args, model, final):
+    """Writes the data-parallel state (device 0's synced blobs and the iteration) to `final`."""
     prefix = "{}_{}".format(model._device_prefix, model._devices[0])
     inputs = {prefix + "/data", prefix + "/label"}  # made by a null input's init ops: not state
     meta = pred_exp.PredictorExportMeta(
@@ -68,33 +125,16 @@ def save_model(args, model, epoch, iteration=None):
             prefix + "/data": (args.num_channels, args.image_size, args.image_size),
         },
     )
-    final = os.path.join(
-        args.file_store_path, checkpoint_name(args.save_model_name, epoch, iteration)
-    )
-    remove_stale_partial_saves(args)
     temp = final + ".tmp{}".format(os.getpid())
     pred_exp.save_to_db(db_type="minidb", db_destination=temp, predictor_export_meta=meta)
     os.replace(temp, final)
-    log.info("Saved checkpoint %s", final)
-    if getattr(args, "checkpoint_every", 0) > 0:
-        for path in list_checkpoints(args.file_store_path, args.save_model_name):
-            if path != final:
-                try:
-                    os.remove(path)
-                except FileNotFoundError:
-                    pass
-        return
-    previous = os.path.join(
-        args.file_store_path, "{}_{}.mdl".format(args.save_model_name, epoch - 1)
-    )
-    if os.path.exists(previous):
-        os.remove(previous)
 
 
 def remove_stale_partial_saves(args):
-    """Removes the partial files (<name>_<epoch>.mdl.tmp<pid>) of saves whose process died."""
+    """Removes the partial files (<name>_<epoch>.mdl[.part<k>].tmp<pid>) of saves whose process
+    died."""
     pattern = os.path.join(
-        args.file_store_path, "{}_*.mdl.tmp*".format(glob.escape(args.save_model_name))
+        args.file_store_path, "{}_*.mdl*.tmp*".format(glob.escape(args.save_model_name))
     )
     for path in glob.glob(pattern):
         pid = path.rsplit(".tmp", 1)[1]
@@ -146,6 +186,9 @@ def load_model(args, model, epoch_iters, path=None):
     itr = workspace.FetchBlob("optimizer_iteration")
     workspace.FeedBlob("optimizer_iteration", itr, device_option=core.DeviceOption(caffe2_pb2.CPU))
     data_parallel_model.FinalizeAfterCheckpoint(model)
+    if data_parallel_model.IsModelParallel(model):
+        shard_id = model._rendezvous["shard_id"] if model._rendezvous else 0
+        data_parallel_model.LoadModelParallelPart(model, part_name(path, shard_id))
     itr = int(itr.reshape(-1)[0])
     epoch, start = resume_point(path, itr, epoch_iters)
     return epoch, itr, start

@@ -1,10 +1,11 @@
-"""The model built by examples/resnet50_trainer.py: the image (or synthetic) input, ResNet-50 or
-the CIFAR-style 6n+2-layer ResNet with its loss, and the learning-rate policy and SGD optimizer.
-Re-exported by resnet50_trainer, whose Train hands these builders to data_parallel_model.
+"""The model built by examples/resnet50_trainer.py: the image (or synthetic) input, ResNet-50,
+the CIFAR-style 6n+2-layer ResNet, a small VGG-style net or AlexNet with its loss, and the
+learning-rate policy and SGD optimizer. Re-exported by resnet50_trainer, whose Train hands these
+builders to data_parallel_model.
 """
 from caffe2.proto import caffe2_pb2
 from caffe2.python import brew, core, optimizer
-from caffe2.python.models import resnet
+from caffe2.python.models import resnet, vgg
 
 
 def add_image_input(model, reader, batch_size, img_size, dtype, is_test, args):
@@ -73,6 +74,16 @@ def build_forward(model, loss_scale, args, is_test):
                 no_bias=True,
                 no_loss=True,
                 is_test=is_test,
+            )
+        elif args.model in ("vgg", "alexnet"):
+            create = vgg.create_small_vgg if args.model == "vgg" else vgg.create_alexnet
+            pred = create(
+                model,
+                "data",
+                args.num_channels,
+                args.num_labels,
+                args.image_size,
+                fc_width=args.fc_width or (1024 if args.model == "vgg" else 4096),
             )
         else:
             pred = create_small_resnet(

@@ -92,6 +92,16 @@ from caffe2.python.data_parallel_model_convert import (  # noqa: F401
     ConvertNetForDevice,
     ExtractPredictorNet,
 )
+from caffe2.python.data_parallel_model_hybrid import (  # noqa: F401
+    GatherModelParallelParts,
+    IsModelParallel,
+    LoadModelParallelPart,
+    ModelParallelBlobs,
+    ReadModelParallelPart,
+    SaveModelParallelPart,
+    SplitRows,
+    _SetupModelParallelFC,
+)
 from caffe2.python.data_parallel_model_graph import (  # noqa: F401
     _AddDynamicMemoryOptimization,
     _AddGradientOperators,
@@ -151,6 +161,7 @@ def Parallelize(
     shared_model=False,
     combine_spatial_bn=False,
     bucket_size_mb=None,
+    model_parallel_fc=None,
 ):
     """Turns `model_helper_obj` into a data-parallel model over `devices`.
 
@@ -178,6 +189,9 @@ def Parallelize(
         the parameters for all of them; batch norm over the whole batch.
     bucket_size_mb: gradient bucketing on the multi-host GLOO path (see the
         module docstring); None or 0 disables it.
+    model_parallel_fc: names of FC layers to split by output rows over all
+        devices of all shards (hybrid parallelism, CPU devices; see
+        data_parallel_model_hybrid).
     """
     _AssertNoDeviceScope()
     if devices is None:
@@ -242,6 +256,11 @@ def Parallelize(
                             loss, core.BlobReference
                         ), "Model builder func must return list of loss blobs"
                 losses_by_gpu[device] = losses
+    if model_parallel_fc:
+        assert (
+            not combine_spatial_bn
+        ), "model_parallel_fc cannot be combined with combine_spatial_bn"
+        _SetupModelParallelFC(model_helper_obj, list(model_parallel_fc), rendezvous)
     _ValidateParams(model_helper_obj.params)
 
     model_helper_obj._device_grouped_blobs = _GroupByDevice(
@@ -276,7 +295,12 @@ def Parallelize(
     _ValidateParams(model_helper_obj.params)
 
     param_to_grad = model_helper_obj.param_to_grad
-    grads_ordered = [param_to_grad[p] for p in model_helper_obj.params if p in param_to_grad]
+    split = ModelParallelBlobs(model_helper_obj)  # complete on their device: no all-reduce
+    grads_ordered = [
+        param_to_grad[p]
+        for p in model_helper_obj.params
+        if p in param_to_grad and str(p) not in split
+    ]
     non_datapar_grads = [param_to_grad[p] for p in non_datapar_params]
     gradients_grouped = _GroupByDevice(model_helper_obj, devices, grads_ordered, non_datapar_grads)
     model_helper_obj._device_grouped_blobs.update(gradients_grouped)

@@ -169,18 +169,23 @@ def _AnalyzeOperators(model):
 def _ComputeBlobsToSync(model):
     """(sorted BlobReferences, set of stripped names) of the blobs made by
     param_init_net under a device prefix: parameters, optimizer state,
-    computed params. With a shared model, the one copy of the parameters and
-    their optimizer state on the first device, and the computed params of
-    every device (upstream kept only the computed params, so a shared model's
-    checkpoints held no weights and its shards started from different ones)."""
+    computed params, less the model-parallel blobs (data_parallel_model_hybrid).
+    With a shared model, the one copy of the parameters and their optimizer
+    state on the first device, and the computed params of every device
+    (upstream kept only the computed params, so a shared model's checkpoints
+    held no weights and its shards started from different ones)."""
+    from caffe2.python.data_parallel_model_hybrid import ModelParallelBlobs
+
     sync_names = set()
     blobs_to_sync = []
     prefix = "{}_".format(model._device_prefix)
+    split = ModelParallelBlobs(model)  # they differ per device on purpose
     for op in model.param_init_net.Proto().op:
         dp_outputs = [o for o in op.output if o.startswith(prefix)]
         sync_names.update(stripBlobName(o) for o in dp_outputs)
-        blobs_to_sync.extend(dp_outputs)
+        blobs_to_sync.extend(o for o in dp_outputs if o not in split)
     diff = set(model._param_names) - sync_names
+    sync_names -= {stripBlobName(b) for b in split}
     assert diff == set(), "Some params not instantiated in param init net: {}".format(diff)
     if model._shared_model:
         master_prefix = _DevicePrefix(model, model._devices[0])

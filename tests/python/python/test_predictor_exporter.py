@@ -77,6 +77,9 @@ def test_meta_checks_and_names():
 
 
 def test_meta_net_def_layout():
+    # core.Net makes names unique per process: an export earlier in this process (another test
+    # file's) would have taken "predict-init", and this export would be "predict-init_1".
+    core.Net._net_names_used.discard("predict-init")
     model, _, _ = build_mlp()
     model.net.Proto().arg.extend([core.utils.MakeArgument("model_id", 7)])
     meta = pe.PredictorExportMeta(

@@ -8,6 +8,10 @@ set(C2_PRIVATE_LIBS)
 find_package(Eigen3 REQUIRED NO_MODULE)
 list(APPEND C2_PRIVATE_LIBS Eigen3::Eigen)
 
+# glog (Debian libgoogle-glog-dev) prints the C++ log lines (core/logging.h).
+find_package(glog CONFIG REQUIRED)
+list(APPEND C2_PRIVATE_LIBS glog::glog)
+
 # LMDB and LevelDB back the DB interface.
 find_path(LMDB_INCLUDE_DIR lmdb.h REQUIRED)
 # zlib: the CRC-32 of the minidb integrity records.

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 
+#include "core/logging.h"
 #include "core/net.h"
 #include "core/net_executors.h"
 #include "core/thread_pool.h"
@@ -36,6 +37,8 @@ class DAGNet final : public NetBase {
   DAGNet(const NetDef& def, Workspace* ws) : NetBase(def, ws) {
     BuildGraph();
     pool_ = std::make_unique<ThreadPool>(NumWorkers(def));
+    C2_LOG(Info) << "Created net '" << def.name() << "': dag executor, " << def.op_size()
+                 << " ops on " << NumWorkers(def) << " worker thread(s)";
   }
 
  protected:

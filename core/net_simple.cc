@@ -1,6 +1,7 @@
 // The "simple" net: ops run in order on the calling thread; the first failure stops the run.
 // Device ops defer their synchronization to the end of the run (core/device_sync.h).
 #include "core/device_sync.h"
+#include "core/logging.h"
 #include "core/net.h"
 #include "core/net_executors.h"
 
@@ -25,7 +26,10 @@ class SimpleNet final : public NetBase {
 }  // namespace
 
 std::unique_ptr<NetBase> CreateSimpleNet(const NetDef& def, Workspace* ws) {
-  return std::make_unique<SimpleNet>(def, ws);
+  auto net = std::make_unique<SimpleNet>(def, ws);
+  C2_LOG(Info) << "Created net '" << def.name() << "': simple executor, " << def.op_size()
+               << " ops in order";
+  return net;
 }
 
 }  // namespace caffe2

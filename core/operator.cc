@@ -276,7 +276,9 @@ std::unique_ptr<OperatorBase> CreateOperator(const OperatorDef& def, Workspace* 
         OperatorRegistry::Find(device_type, OpRegistryKey(type, engine));
     if (!creator) continue;
     try {
-      return construct(*creator, engine);
+      auto op = construct(*creator, engine);
+      C2_VLOG(1) << type << " '" << def.name() << "' runs on engine " << engine;
+      return op;
     } catch (const UnsupportedOperatorFeature& e) {
       C2_LOG(Info) << "Engine " << engine << " cannot run " << type << ": " << e.what();
     }

@@ -26,7 +26,8 @@ FROM debian:12 AS runtime
 RUN apt-get update -q \
  && apt-get install -y -q --no-install-recommends \
       python3 python3-venv python3-numpy python3-protobuf \
-      zlib1g liblmdb0 libleveldb1d libgomp1 libdnnl2 libhiredis0.14 libgloo0 libprotobuf-lite32 \
+      zlib1g liblmdb0 libleveldb1d libgomp1 libdnnl2 libhiredis0.14 libgloo0 libgoogle-glog0v6 \
+      libprotobuf-lite32 \
       libopencv-core406 libopencv-imgproc406 libopencv-imgcodecs406 libopenmpi3 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /wheels /wheels

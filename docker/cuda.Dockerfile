@@ -40,7 +40,8 @@ RUN apt-get update -q \
       cuda-cudart-${CUDA_VERSION} libcublas-${CUDA_VERSION} libcurand-${CUDA_VERSION} \
       libcudnn9-cuda-12 libnccl2 \
       python3 python3-venv python3-numpy python3-protobuf \
-      zlib1g liblmdb0 libleveldb1d libgomp1 libdnnl2 libhiredis0.14 libgloo0 libprotobuf-lite32 \
+      zlib1g liblmdb0 libleveldb1d libgomp1 libdnnl2 libhiredis0.14 libgloo0 libgoogle-glog0v6 \
+      libprotobuf-lite32 \
       libopencv-core406 libopencv-imgproc406 libopencv-imgcodecs406 libopenmpi3 \
  && apt-get purge -y wget && rm -rf /var/lib/apt/lists/*
 COPY --from=build /wheels /wheels

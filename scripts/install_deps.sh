@@ -15,7 +15,7 @@ PACKAGES=(
   python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel
   pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-hypothesis
   python3-networkx python3-pydot graphviz libhiredis-dev redis-server
-  python3-torch libtcmalloc-minimal4 libgloo-dev libdnnl-dev
+  python3-torch libtcmalloc-minimal4 libgloo-dev libdnnl-dev libgoogle-glog-dev
   libopenmpi-dev openmpi-bin
   iproute2 util-linux
   clang libclang-rt-14-dev

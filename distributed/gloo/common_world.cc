@@ -285,12 +285,16 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
   if (!store->setIfAbsent(claim, me.Encode())) {
     ThrowRankTaken(options.name, options.rank, me, MemberInfo::Decode(store->get(claim)), timeout);
   }
+  C2_LOG(Info) << "rendezvous '" << options.name << "': rank " << options.rank << " of "
+               << options.size << " claimed (" << me.Describe() << "), waiting for the others";
 
   auto world = std::make_shared<CommonWorld>();
   world->name = options.name;
   world->store = store;
   world->members = GatherMembers(*store, options, timeout);
   CheckReachable(options.name, world->members);
+  C2_LOG(Info) << "rendezvous '" << options.name << "': all " << options.size
+               << " ranks arrived; connecting the pairs";
 
   auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.size);
   context->setTimeout(timeout);
@@ -314,6 +318,8 @@ CommonWorldPtr CreateCommonWorldOnStore(const StoreHandlerPtr& store,
   }
   world->peer_addresses = PeerAddresses(*context, adapter, device.transport);
   world->context = context;
+  C2_LOG(Info) << "rendezvous '" << options.name << "': rank " << options.rank << " of "
+               << options.size << " connected over " << device.transport;
   return world;
 }
 

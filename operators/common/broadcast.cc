@@ -2,6 +2,7 @@
 
 #include "core/argument.h"
 #include "core/enforce.h"
+#include "core/op_schema.h"
 #include "core/tensor.h"
 
 namespace caffe2 {
@@ -31,6 +32,20 @@ BroadcastArgs ReadBroadcastArgs(const ArgumentHelper& args, bool force_broadcast
   C2_ENFORCE(out.broadcast || (!args.HasArgument("axis") && !args.HasArgument("axis_str")),
              "axis or axis_str is set but broadcast is not enabled (set broadcast=1)");
   return out;
+}
+
+OpSchema& AddBroadcastArgs(OpSchema& schema) {
+  return schema
+      .Arg("broadcast",
+           "(int, default 0) 1: B may have fewer dims than A and is repeated over A's other dims; "
+           "0: A and B must have the same shape")
+      .Arg("axis",
+           "(int, default -1) the dim of A where B's dims start (broadcast=1 only); -1 aligns B "
+           "with A's trailing dims")
+      .Arg("axis_str",
+           "(string) the axis as one letter of order, e.g. \"C\" (broadcast=1 only, not with "
+           "axis)")
+      .Arg("order", "(string, default \"NCHW\") the dim letters axis_str is looked up in");
 }
 
 BroadcastSizes ComputeBroadcastSizes(const std::vector<int64_t>& a, const std::vector<int64_t>& b,

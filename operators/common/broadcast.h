@@ -17,6 +17,7 @@
 namespace caffe2 {
 
 class ArgumentHelper;
+class OpSchema;
 
 struct BroadcastArgs {
   bool broadcast = false;
@@ -27,6 +28,11 @@ struct BroadcastArgs {
 // together", an unknown axis_str letter, axis/axis_str without broadcast). With force_broadcast
 // (SumReduceLike) the `broadcast` argument is ignored and treated as 1.
 BroadcastArgs ReadBroadcastArgs(const ArgumentHelper& args, bool force_broadcast = false);
+
+// Declares broadcast, axis, axis_str and order on the schema of a binary op whose kernel reads them
+// with ReadBroadcastArgs; returns the schema. Applied after the schema's chain (as in
+// operators/conv/conv_pool_schema.h): `static OpSchema& x = AddBroadcastArgs(c2_op_schema_Sub);`.
+OpSchema& AddBroadcastArgs(OpSchema& schema);
 
 // A viewed as (pre, n, post) against B viewed as (n).
 struct BroadcastSizes {

@@ -106,6 +106,9 @@ OPERATOR_SCHEMA(Do)
     .Arg("inner_blobs", "names in the subnet bound to outer blobs")
     .Arg("outer_blobs_idx", "for each inner blob, its outer blob: an index into inputs + outputs")
     .Arg("reuse_workspace", "1: rerun in the top child workspace of the stack (default 0)")
+    .Arg("copy_external_blobs",
+         "(bool, default 0) upstream's copying of outer blobs into the child; only 0 is "
+         "supported, since the child writes the bound outer blobs themselves")
     .SetDoc("Runs a subnet in a child workspace bound to the op's blobs.");
 REGISTER_GRADIENT(Do, NoGradient);
 

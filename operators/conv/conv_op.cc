@@ -10,6 +10,7 @@
 #include "operators/common/input_checks.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
+#include "operators/conv/conv_pool_schema.h"
 #include "operators/conv/im2col.h"
 
 namespace caffe2 {
@@ -423,21 +424,36 @@ OPERATOR_SCHEMA(Conv)
     .CostInference(ConvCost)
     .SetDoc(
         "Convolution of X with filter, plus an optional bias: NCHW with 1 to 3 spatial dims and "
-        "groups, or NHWC. See conv_op.h and conv_pool_op_base.h for the arguments.")
-    .Arg("kernel", "kernel size for every spatial dim (or kernel_h/kernel_w, or kernels)")
-    .Arg("stride", "stride for every spatial dim (or stride_h/stride_w, or strides); default 1")
-    .Arg("dilation",
-         "dilation for every spatial dim (or dilation_h/dilation_w, or dilations); default 1")
-    .Arg("pad",
-         "pad on every side (or pad_t/pad_l/pad_b/pad_r, or pads = heads then tails); default 0")
-    .Arg("legacy_pad", "0 NOTSET, 1 VALID, 2 SAME, 3 CAFFE_LEGACY_POOLING")
-    .Arg("group", "number of channel groups (NCHW only); default 1")
-    .Arg("order", "\"NCHW\" (default) or \"NHWC\"")
+        "channel groups, or NHWC with group 1. The window arguments (kernel, stride, dilation, "
+        "pads) each have a scalar form for every spatial dim, an _h/_w form for 2-D inputs and a "
+        "list form with one value per spatial dim; forms of one quantity given together must "
+        "agree.")
+    .Arg("group",
+         "(int, default 1) channel groups: filter row m sees only the C / group input channels of "
+         "its group; NCHW only, and no dilation")
+    .Arg("no_bias",
+         "(int, default 0) passed by brew.conv when the op has no bias input; the kernel follows "
+         "the inputs")
+    .Arg("no_gradient_to_input",
+         "(int, default 0) read by the gradient maker: 1 leaves out dX, so ConvGradient outputs "
+         "only [dfilter, dbias]")
     .Input(0, "X", "input (N, C, spatial...) or (N, spatial..., C)")
     .Input(1, "filter", "(M, C / group, kernel...) or (M, kernel..., C)")
     .Input(2, "bias", "optional (M)")
     .Output(0, "Y", "(N, M, out...) or (N, out..., M)");
-OPERATOR_SCHEMA(ConvGradient).NumInputs(3).NumOutputs(1, 3).TensorInference(ConvGradientInference);
+static OpSchema& c2_conv_args [[maybe_unused]] =
+    AddCudnnConvArgs(AddConvPoolArgs(c2_op_schema_Conv));
+OPERATOR_SCHEMA(ConvGradient)
+    .NumInputs(3)
+    .NumOutputs(1, 3)
+    .TensorInference(ConvGradientInference)
+    .SetDoc("The gradient of Conv: [X, filter, dY] -> [dfilter, dbias?, dX?], with Conv's args.")
+    .Arg("group", "(int, default 1) the forward op's channel groups")
+    .Arg("no_bias",
+         "(int, default 0) set by the gradient maker when the forward op had no bias: the outputs "
+         "are then [dfilter, dX?]");
+static OpSchema& c2_conv_gradient_args [[maybe_unused]] =
+    AddCudnnConvArgs(AddConvPoolArgs(c2_op_schema_ConvGradient));
 
 REGISTER_GRADIENT(Conv, GetConvGradient);
 

@@ -5,6 +5,7 @@
 // saving a pass over Y. No gradient: an op for inference nets.
 #include "core/gradient.h"
 #include "operators/conv/conv_op.h"
+#include "operators/conv/conv_pool_schema.h"
 
 namespace caffe2 {
 namespace {
@@ -27,7 +28,12 @@ OPERATOR_SCHEMA(ConvRelu)
     .Input(1, "filter", "the filter, as Conv's")
     .Input(2, "bias", "optional (M) bias")
     .Output(0, "Y", "max(0, Conv(X, filter) + bias)")
-    .SetDoc("Conv and Relu in one op (Conv's arguments), for inference nets.");
+    .SetDoc("Conv and Relu in one op (Conv's window arguments and group), for inference nets.")
+    .Arg("group", "(int, default 1) channel groups, as Conv's; NCHW only, and no dilation")
+    .Arg("exhaustive_search",
+         "(bool, default 0) DNNL engine: time the variants on a shape's first run and keep the "
+         "fastest (recorded in the autotune cache) instead of the fixed choice");
+static OpSchema& c2_conv_relu_args [[maybe_unused]] = AddConvPoolArgs(c2_op_schema_ConvRelu);
 REGISTER_GRADIENT(ConvRelu, ShouldNotDoGradient);
 
 }  // namespace caffe2

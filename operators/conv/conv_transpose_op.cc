@@ -10,6 +10,7 @@
 #include "operators/common/input_checks.h"
 #include "operators/common/parallel_for.h"
 #include "operators/common/scratch_buffer.h"
+#include "operators/conv/conv_pool_schema.h"
 #include "operators/conv/im2col.h"
 
 namespace caffe2 {
@@ -282,18 +283,35 @@ OPERATOR_SCHEMA(ConvTranspose)
     .NumOutputs(1)
     .TensorInference(ConvTransposeInference)
     .SetDoc(
-        "Transposed convolution (the input gradient of Conv as a forward op); see "
-        "conv_transpose_op.h.")
-    .Arg("adj",
-         "extra output size at the tail of every spatial dim (or adj_h/adj_w, or adjs); default 0")
+        "Transposed convolution (the input gradient of Conv used as a forward op): each input "
+        "element scatters filter-weighted copies into a window of Y, so out = (in - 1) * stride + "
+        "dilation * (kernel - 1) + 1 + adj - pad_head - pad_tail. legacy_pad VALID and SAME mean "
+        "no pads; CAFFE_LEGACY_POOLING is an error.")
+    .Arg("group",
+         "(int, default 1) channel groups: input channel c feeds only the M / group outputs of its "
+         "group; NCHW only, and no dilation")
+    .Arg("no_gradient_to_input",
+         "(int, default 0) read by the gradient maker: 1 leaves out dX, so ConvTransposeGradient "
+         "outputs only [dfilter, dbias]")
     .Input(0, "X", "(N, C, in...) or (N, in..., C)")
     .Input(1, "filter", "(C, M / group, kernel...) or (C, kernel..., M)")
     .Input(2, "bias", "optional (M)")
     .Output(0, "Y", "(N, M, out...) or (N, out..., M)");
+static OpSchema& c2_conv_transpose_args [[maybe_unused]] =
+    AddConvTransposeArgs(AddConvPoolArgs(c2_op_schema_ConvTranspose));
 OPERATOR_SCHEMA(ConvTransposeGradient)
     .NumInputs(3)
     .NumOutputs(1, 3)
-    .TensorInference(ConvTransposeGradientInference);
+    .TensorInference(ConvTransposeGradientInference)
+    .SetDoc(
+        "The gradient of ConvTranspose: [X, filter, dY] -> [dfilter, dbias?, dX?], with "
+        "ConvTranspose's args.")
+    .Arg("group", "(int, default 1) the forward op's channel groups")
+    .Arg("no_bias",
+         "(int, default 0) set by the gradient maker when the forward op had no bias: the outputs "
+         "are then [dfilter, dX?]");
+static OpSchema& c2_conv_transpose_gradient_args [[maybe_unused]] =
+    AddConvTransposeArgs(AddConvPoolArgs(c2_op_schema_ConvTransposeGradient));
 REGISTER_GRADIENT(ConvTranspose, GetConvTransposeGradient);
 
 }  // namespace caffe2

@@ -12,6 +12,7 @@
 #include "core/op_alias.h"
 #include "operators/common/input_checks.h"
 #include "operators/common/parallel_for.h"
+#include "operators/conv/conv_pool_schema.h"
 
 namespace caffe2 {
 namespace {
@@ -383,17 +384,13 @@ OPERATOR_SCHEMA(MaxPool)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
     .SetDoc(
-        "Max over each window's in-bounds elements. The window is set as Conv's kernel: "
-        "`kernel` (or kernel_h/kernel_w, or `kernels` per spatial axis), `stride`, `dilation`, "
-        "`pad` (or pad_t/pad_l/pad_b/pad_r, `pads`), `legacy_pad`, `order`; `global_pooling` "
-        "makes the window the whole image.")
-    .Arg("kernel", "(int) window size on every spatial axis")
-    .Arg("stride", "(int, default 1) window step")
-    .Arg("pad", "(int, default 0) zero padding on every side")
-    .Arg("dilation", "(int, default 1) spacing of the window's elements")
-    .Arg("legacy_pad", "(int, default 0) Caffe's legacy padding modes")
-    .Arg("order", "(string, default \"NCHW\") NCHW or NHWC")
-    .Arg("global_pooling", "(bool, default false) pool over the whole spatial extent")
+        "Max over each window's in-bounds elements. The window is set like Conv's: kernel, "
+        "stride, dilation and pads, each as a scalar for every spatial dim, an _h/_w pair for 2-D "
+        "inputs or a list per spatial dim (forms given together must agree); global_pooling makes "
+        "it the whole image.")
+    .Arg("deterministic",
+         "(bool, default 0) CUDNN engine: cuDNN's deterministic max pooling "
+         "(CUDNN_POOLING_MAX_DETERMINISTIC)")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
 OPERATOR_SCHEMA(AveragePool)
@@ -402,8 +399,8 @@ OPERATOR_SCHEMA(AveragePool)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
     .SetDoc(
-        "Mean over each window's in-bounds elements (padding is not counted). Arguments as "
-        "MaxPool.")
+        "Mean over each window's in-bounds elements (padding is not counted); the window "
+        "arguments are MaxPool's.")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
 OPERATOR_SCHEMA(LpPool)
@@ -411,14 +408,41 @@ OPERATOR_SCHEMA(LpPool)
     .NumOutputs(1)
     .TensorInference(PoolInference)
     .CostInference(PoolCost)
-    .Arg("p", "the norm's exponent (float, default 2.0)")
+    .Arg("p", "(float, default 2.0) the norm's exponent; must be positive")
     .SetDoc(
-        "(sum of |x|^p over each window's in-bounds elements)^(1/p). Arguments as MaxPool plus p.")
+        "(sum of |x|^p over each window's in-bounds elements)^(1/p); the window arguments are "
+        "MaxPool's.")
     .Input(0, "X", "(N, C, spatial...) or (N, spatial..., C)")
     .Output(0, "Y", "(N, C, out...) or (N, out..., C)");
-OPERATOR_SCHEMA(MaxPoolGradient).NumInputs(3).NumOutputs(1).IdenticalTypeAndShapeOfInput(0);
-OPERATOR_SCHEMA(AveragePoolGradient).NumInputs(3).NumOutputs(1).IdenticalTypeAndShapeOfInput(0);
-OPERATOR_SCHEMA(LpPoolGradient).NumInputs(3).NumOutputs(1).IdenticalTypeAndShapeOfInput(0);
+OPERATOR_SCHEMA(MaxPoolGradient)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .IdenticalTypeAndShapeOfInput(0)
+    .SetDoc("The gradient of MaxPool: [X, Y, dY] -> [dX], with MaxPool's args.")
+    .Arg("deterministic",
+         "(bool, default 0) CUDNN engine: cuDNN's deterministic max pooling "
+         "(CUDNN_POOLING_MAX_DETERMINISTIC)");
+OPERATOR_SCHEMA(AveragePoolGradient)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .IdenticalTypeAndShapeOfInput(0)
+    .SetDoc("The gradient of AveragePool: [X, Y, dY] -> [dX], with AveragePool's args.");
+OPERATOR_SCHEMA(LpPoolGradient)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .IdenticalTypeAndShapeOfInput(0)
+    .SetDoc("The gradient of LpPool: [X, Y, dY] -> [dX], with LpPool's args.")
+    .Arg("p", "(float, default 2.0) the forward op's exponent; must be positive");
+// The window arguments of every pool op (conv_pool_schema.h).
+static OpSchema& c2_max_pool_args [[maybe_unused]] = AddConvPoolArgs(c2_op_schema_MaxPool);
+static OpSchema& c2_average_pool_args [[maybe_unused]] = AddConvPoolArgs(c2_op_schema_AveragePool);
+static OpSchema& c2_lp_pool_args [[maybe_unused]] = AddConvPoolArgs(c2_op_schema_LpPool);
+static OpSchema& c2_max_pool_gradient_args [[maybe_unused]] =
+    AddConvPoolArgs(c2_op_schema_MaxPoolGradient);
+static OpSchema& c2_average_pool_gradient_args [[maybe_unused]] =
+    AddConvPoolArgs(c2_op_schema_AveragePoolGradient);
+static OpSchema& c2_lp_pool_gradient_args [[maybe_unused]] =
+    AddConvPoolArgs(c2_op_schema_LpPoolGradient);
 
 REGISTER_GRADIENT(MaxPool, GetPoolGradient);
 REGISTER_GRADIENT(AveragePool, GetPoolGradient);

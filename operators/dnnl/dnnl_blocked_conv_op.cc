@@ -14,6 +14,7 @@
 #include "operators/common/dnnl_context.h"
 #include "operators/conv/conv_dnnl_descs.h"
 #include "operators/conv/conv_op.h"
+#include "operators/conv/conv_pool_schema.h"
 #include "operators/dnnl/dnnl_blocked_tensor.h"
 
 namespace caffe2 {
@@ -136,7 +137,12 @@ OPERATOR_SCHEMA(DnnlBlockedConv)
     .Input(1, "filter", "(M, C / group, kh, kw) float")
     .Input(2, "bias", "optional (M) float")
     .Output(0, "Y", "a oneDNN blocked tensor (N, M, H', W')")
-    .SetDoc("A convolution (with optional residual sum and relu) on oneDNN blocked tensors.");
+    .Arg("group", "(int, default 1) channel groups, as Conv's; no dilation")
+    .SetDoc(
+        "A convolution (with optional residual sum and relu) on oneDNN blocked tensors; Conv's "
+        "window arguments, order NCHW only.");
+static OpSchema& c2_dnnl_blocked_conv_args [[maybe_unused]] =
+    AddConvPoolArgs(c2_op_schema_DnnlBlockedConv);
 REGISTER_GRADIENT(DnnlBlockedConv, ShouldNotDoGradient);
 
 }  // namespace caffe2

@@ -29,11 +29,8 @@ OPERATOR_SCHEMA(Add)
     .PointwiseCostInference(1)
     .AllowInplace({{0, 0}, {1, 0}})
     .TensorInference(BinaryOutputInference(false))
-    .SetDoc("C = A + B; B broadcasts over A with broadcast=1 (axis, axis_str, order).")
-    .Arg("broadcast", "Pass 1 to broadcast B over A")
-    .Arg("axis", "Axis of A where B's dims start (default: B aligned with A's trailing dims)")
-    .Arg("axis_str", "The axis as a letter of `order`")
-    .Arg("order", "Layout letters for axis_str (NCHW)");
+    .SetDoc("C = A + B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");
+static OpSchema& c2_add_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Add);
 REGISTER_GRADIENT(Add, GetAddGradient);
 
 }  // namespace caffe2

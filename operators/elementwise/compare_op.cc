@@ -36,6 +36,12 @@ OPERATOR_SCHEMA(EQ)
     .NumOutputs(1)
     .TensorInference(BinaryOutputInference(true))
     .SetDoc("C = A == B elementwise (bool); B broadcasts over A with broadcast=1.");
+// The legacy broadcast arguments of every comparison (operators/common/broadcast.h).
+static OpSchema& c2_lt_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_LT);
+static OpSchema& c2_le_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_LE);
+static OpSchema& c2_gt_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_GT);
+static OpSchema& c2_ge_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_GE);
+static OpSchema& c2_eq_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_EQ);
 
 REGISTER_GRADIENT(LT, ShouldNotDoGradient);
 REGISTER_GRADIENT(LE, ShouldNotDoGradient);

@@ -57,6 +57,7 @@ OPERATOR_SCHEMA(Div)
     .AllowInplace({{0, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A / B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");
+static OpSchema& c2_div_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Div);
 REGISTER_GRADIENT(Div, GetDivGradient);
 REGISTER_CPU_OPERATOR(DivGradient, DivGradientOp);
 OPERATOR_SCHEMA(DivGradient).NumInputs(3).NumOutputs(2).AllowInplace({{2, 0}});

@@ -77,6 +77,10 @@ OPERATOR_SCHEMA(ElementwiseLinear)
     .Arg("axis", "int, default 1: X.dims[axis:] form D");
 REGISTER_GRADIENT(ElementwiseLinear, GetElementwiseLinearGradient);
 REGISTER_CPU_OPERATOR(ElementwiseLinearGradient, ElementwiseLinearGradientOp);
-OPERATOR_SCHEMA(ElementwiseLinearGradient).NumInputs(3).NumOutputs(3);
+OPERATOR_SCHEMA(ElementwiseLinearGradient)
+    .NumInputs(3)
+    .NumOutputs(3)
+    .SetDoc("The gradient of ElementwiseLinear: [dY, X, w] -> [dX, dw, db].")
+    .Arg("axis", "(int, default 1) the forward op's axis: X.dims[axis:] form D");
 
 }  // namespace caffe2

@@ -34,6 +34,10 @@ OPERATOR_SCHEMA(Not)
     .AllowInplace({{0, 0}})
     .IdenticalTypeAndShape()
     .SetDoc("Y = not X (bool).");
+// The legacy broadcast arguments of the binary ops (operators/common/broadcast.h).
+static OpSchema& c2_and_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_And);
+static OpSchema& c2_or_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Or);
+static OpSchema& c2_xor_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Xor);
 
 REGISTER_GRADIENT(And, ShouldNotDoGradient);
 REGISTER_GRADIENT(Or, ShouldNotDoGradient);

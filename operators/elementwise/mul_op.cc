@@ -37,6 +37,7 @@ OPERATOR_SCHEMA(Mul)
     .AllowInplace({{0, 0}, {1, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A * B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");
+static OpSchema& c2_mul_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Mul);
 REGISTER_GRADIENT(Mul, GetMulGradient);
 
 }  // namespace caffe2

@@ -102,7 +102,8 @@ OPERATOR_SCHEMA(Pow)
     .AllowInplace({{0, 0}, {1, 0}})
     .IdenticalTypeAndShapeOfInput(0)
     .SetDoc("Y = X^exponent, or X^E with E broadcast over X (broadcast, axis, axis_str, order).")
-    .Arg("exponent", "The exponent when there is no second input");
+    .Arg("exponent", "(float) the exponent when there is no second input; not with input 1");
+static OpSchema& c2_pow_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Pow);
 REGISTER_GRADIENT(Pow, GetPowGradient);
 
 }  // namespace caffe2

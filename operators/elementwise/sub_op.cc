@@ -33,6 +33,7 @@ OPERATOR_SCHEMA(Sub)
     .AllowInplace({{0, 0}, {1, 0}})
     .TensorInference(BinaryOutputInference(false))
     .SetDoc("C = A - B; B broadcasts over A with broadcast=1 (axis, axis_str, order).");
+static OpSchema& c2_sub_args [[maybe_unused]] = AddBroadcastArgs(c2_op_schema_Sub);
 REGISTER_GRADIENT(Sub, GetSubGradient);
 
 }  // namespace caffe2

@@ -50,7 +50,14 @@ OPERATOR_SCHEMA(SumReduceLike)
       out.set_data_type(in.at(0).data_type());
       return std::vector<TensorShape>{out};
     })
-    .SetDoc("C has B's shape: A summed over the dims of A that B does not cover.");
+    .SetDoc("C has B's shape: A summed over the dims of A that B does not cover.")
+    .Arg("broadcast",
+         "(int) accepted and ignored (Add's gradient maker copies all of Add's args): "
+         "SumReduceLike always broadcasts")
+    .Arg("axis",
+         "(int, default -1) the dim of A where B's dims start; -1 aligns B with A's trailing dims")
+    .Arg("axis_str", "(string) the axis as one letter of order, e.g. \"C\" (not with axis)")
+    .Arg("order", "(string, default \"NCHW\") the dim letters axis_str is looked up in");
 REGISTER_GRADIENT(SumReduceLike, ShouldNotDoGradient);
 
 }  // namespace caffe2

@@ -16,11 +16,9 @@ OPERATOR_SCHEMA(ConstantFill)
     .TensorInference(FillerTensorInference)
     .Arg("value", "The fill value (float, int or string)")
     .Arg("dtype", "Output element type (TensorProto.DataType)")
-    .Arg("shape", "Output dims when there is no input")
-    .Arg("extra_shape", "Dims appended to the input's dims")
-    .Arg("input_as_shape", "The input holds the output dims")
     .SetDoc("Fills the output with a constant value.")
     .Output(0, "output", "The filled tensor");
+static OpSchema& c2_constant_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_ConstantFill);
 REGISTER_GRADIENT(ConstantFill, NoGradient);
 
 }  // namespace caffe2

@@ -50,6 +50,22 @@ bool FillerOp::RunOnDevice() {
   return true;
 }
 
+OpSchema& AddFillerArgs(OpSchema& schema) {
+  return schema
+      .Arg("shape",
+           "(list of int) the output dims when there is no input ([] or absent: a 0-d tensor); "
+           "not with an input")
+      .Arg("extra_shape",
+           "(list of int, default []) dims appended to the input's dims (or to the dims it holds "
+           "with input_as_shape); needs an input")
+      .Arg("input_as_shape",
+           "(bool, default 0) the input is a 1-D int64 tensor holding the output dims; needs an "
+           "input")
+      .Arg("run_once",
+           "(bool) accepted for upstream's tutorials, which pass run_once=0; a fill runs every "
+           "time its net runs");
+}
+
 std::vector<TensorShape> FillerTensorInference(const OperatorDef& def,
                                                const std::vector<TensorShape>& inputs) {
   ArgumentHelper args(def);

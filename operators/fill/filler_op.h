@@ -29,6 +29,11 @@ class FillerOp : public Operator<CPUContext> {
   bool input_as_shape_;
 };
 
+// Declares the shape arguments FillerOp reads (shape, extra_shape, input_as_shape) on a filler's
+// schema and returns it; applied after the schema's chain, as the helpers of
+// operators/conv/conv_pool_schema.h: `static OpSchema& x = AddFillerArgs(c2_op_schema_RangeFill);`.
+OpSchema& AddFillerArgs(OpSchema& schema);
+
 // Shape inference shared by fillers: dims as above, element type from `dtype` (default FLOAT).
 std::vector<TensorShape> FillerTensorInference(const OperatorDef& def,
                                                const std::vector<TensorShape>& inputs);

@@ -25,18 +25,21 @@ std::vector<TensorShape> TypedInference(DataType type, const OperatorDef& def,
 
 }  // namespace
 
-#define C2_GIVEN_FILL(Name, TYPE)                                                       \
-  REGISTER_CPU_OPERATOR(Name, GivenTensorFillOp<DataType::TYPE>);                       \
-  OPERATOR_SCHEMA(Name)                                                                 \
-      .NumInputs(0, 1)                                                                  \
-      .NumOutputs(1)                                                                    \
-      .AllowInplace({{0, 0}})                                                           \
-      .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) { \
-        return TypedInference(DataType::TYPE, def, in);                                 \
-      })                                                                                \
-      .Arg("values", "The elements, in row-major order", true)                          \
-      .Arg("shape", "Output dims when there is no input")                               \
-      .SetDoc("Fills the output with the given values.");                               \
+#define C2_GIVEN_FILL(Name, TYPE)                                                          \
+  REGISTER_CPU_OPERATOR(Name, GivenTensorFillOp<DataType::TYPE>);                          \
+  OPERATOR_SCHEMA(Name)                                                                    \
+      .NumInputs(0, 1)                                                                     \
+      .NumOutputs(1)                                                                       \
+      .AllowInplace({{0, 0}})                                                              \
+      .TensorInference([](const OperatorDef& def, const std::vector<TensorShape>& in) {    \
+        return TypedInference(DataType::TYPE, def, in);                                    \
+      })                                                                                   \
+      .Arg("values", "The elements, in row-major order", true)                             \
+      .Arg("dtype",                                                                        \
+           "(int, default the op's own type: FLOAT for GivenTensorFill) the output's "     \
+           "TensorProto.DataType; values are converted to it")                             \
+      .SetDoc("Fills the output with the given values.");                                  \
+  static OpSchema& c2_##Name##_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_##Name); \
   REGISTER_GRADIENT(Name, NoGradient)
 
 C2_GIVEN_FILL(GivenTensorFill, FLOAT);

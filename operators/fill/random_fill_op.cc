@@ -208,6 +208,16 @@ OPERATOR_SCHEMA(UniqueUniformFill)
     .Arg("dtype", "INT32 or INT64")
     .SetDoc("Fills with distinct uniform ints, avoiding the values of the optional second input.");
 
+// The shape arguments of FillerOp (filler_op.h).
+static OpSchema& c2_gaussian_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_GaussianFill);
+static OpSchema& c2_uniform_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_UniformFill);
+static OpSchema& c2_uniform_int_fill_args [[maybe_unused]] =
+    AddFillerArgs(c2_op_schema_UniformIntFill);
+static OpSchema& c2_xavier_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_XavierFill);
+static OpSchema& c2_msra_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_MSRAFill);
+static OpSchema& c2_unique_uniform_fill_args [[maybe_unused]] =
+    AddFillerArgs(c2_op_schema_UniqueUniformFill);
+
 REGISTER_GRADIENT(GaussianFill, NoGradient);
 REGISTER_GRADIENT(UniformFill, NoGradient);
 REGISTER_GRADIENT(UniformIntFill, NoGradient);

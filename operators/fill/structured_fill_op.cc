@@ -134,6 +134,10 @@ OPERATOR_SCHEMA(LengthsRangeFill)
     })
     .SetDoc("Concatenated ranges 0..l-1 for every length l.");
 
+// The shape arguments of FillerOp (filler_op.h).
+static OpSchema& c2_range_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_RangeFill);
+static OpSchema& c2_diagonal_fill_args [[maybe_unused]] = AddFillerArgs(c2_op_schema_DiagonalFill);
+
 REGISTER_GRADIENT(RangeFill, NoGradient);
 REGISTER_GRADIENT(DiagonalFill, NoGradient);
 REGISTER_GRADIENT(LengthsRangeFill, NoGradient);

@@ -181,6 +181,10 @@ OPERATOR_SCHEMA(TopK)
 REGISTER_GRADIENT(TopK, GetTopKGradient);
 REGISTER_CPU_OPERATOR(TopKGradient, TopKGradientOp);
 REGISTER_GPU_FALLBACK(TopKGradient);  // CUDA runs the CPU kernel
-OPERATOR_SCHEMA(TopKGradient).NumInputs(3).NumOutputs(1);
+OPERATOR_SCHEMA(TopKGradient)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of TopK: [dValues, indices, X] -> [dX], zero off the kept positions.")
+    .Arg("axis", "(int, default -1) the forward op's axis");
 
 }  // namespace caffe2

@@ -83,8 +83,8 @@ path is `db` formatted with the iteration (e.g. "model_%05d.minidb").
     .Arg("db_type", "(string) the DB type", true)
     .Arg("every", "(int, default 1) save when iteration % every == 0")
     .Arg("absolute_path", "(int, default 0) use the path as given instead of under the root folder")
-    .Arg("strip_prefix", "(string) as for Save")
-    .Arg("blob_name_overrides", "(strings) as for Save")
+    .Arg("strip_prefix", "(string) remove everything up to this prefix from each blob name")
+    .Arg("blob_name_overrides", "(strings) the names to save the inputs under, one per input")
     .Input(0, "iteration", "int64 tensor of one element")
     .Input(1, "X", "blobs to save");
 
@@ -94,7 +94,10 @@ OPERATOR_SCHEMA(Snapshot)
     .SetDoc("Alias of Checkpoint.")
     .Arg("db", "(string) printf pattern of the DB path, receiving the iteration", true)
     .Arg("db_type", "(string) the DB type", true)
-    .Arg("every", "(int, default 1) save when iteration % every == 0");
+    .Arg("every", "(int, default 1) save when iteration % every == 0")
+    .Arg("absolute_path", "(int, default 0) use the path as given instead of under the root folder")
+    .Arg("strip_prefix", "(string) remove everything up to this prefix from each blob name")
+    .Arg("blob_name_overrides", "(strings) the names to save the inputs under, one per input");
 
 REGISTER_GRADIENT(Checkpoint, ShouldNotDoGradient);
 REGISTER_GRADIENT(Snapshot, ShouldNotDoGradient);

@@ -86,19 +86,29 @@ bool LoadOp::RunOnDevice() {
     C2_ENFORCE(st.complete, "blob '", kv.first, "' is incomplete: the chunks in ",
                db_labels_[st.db_index], " cover ", st.loaded, " of its ", st.total, " elements");
   }
-  if (load_all_ || complete_outputs_ == OutputSize()) return true;
+  if (load_all_ || complete_outputs_ == OutputSize()) {
+    C2_LOG(Info) << "Load: read "
+                 << (load_all_ ? states_.size() : static_cast<size_t>(complete_outputs_))
+                 << " blob(s) from " << JoinedLabels();
+    return true;
+  }
   std::string missing;
   for (const auto& kv : output_indices_) {
     if (!states_.count(kv.first)) missing += (missing.empty() ? "'" : ", '") + kv.first + "'";
   }
-  std::string searched;
-  for (const std::string& label : db_labels_) searched += (searched.empty() ? "" : ", ") + label;
+  const std::string searched = JoinedLabels();
   if (allow_incomplete_) {
     C2_LOG(Info) << "Load: " << missing << " not found in " << searched << " (allow_incomplete)";
     return true;
   }
   C2_THROW("Expected to load ", OutputSize(), " blobs, got ", complete_outputs_, " only. ",
            "Missing: ", missing, " (searched ", searched, ")");
+}
+
+std::string LoadOp::JoinedLabels() const {
+  std::string joined;
+  for (const std::string& label : db_labels_) joined += (joined.empty() ? "" : ", ") + label;
+  return joined;
 }
 
 void LoadOp::Extract(db::Cursor* cursor, int db_index, const std::string& db_label) {

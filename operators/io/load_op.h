@@ -52,6 +52,8 @@ class LoadOp final : public OperatorBase {
   // Once every requested blob is loaded, a later DB of `dbs` may not hold one of them again (the
   // same DB twice, or two checkpoints of one blob): raises naming both DBs.
   void RefuseRepeats(db::Cursor* cursor, const std::string& db_label) const;
+  // The labels of the DBs read, comma separated (for messages).
+  std::string JoinedLabels() const;
   void LoadRecord(const std::string& db_key, const std::string& blob_name, const std::string& value,
                   Blob* blob, int db_index, const std::string& db_label);
   std::string BlobNameFromKey(const std::string& db_key) const;

@@ -4,6 +4,7 @@
 
 #include "core/db/db.h"
 #include "core/gradient.h"
+#include "core/logging.h"
 #include "core/serialization.h"
 #include "core/workspace.h"
 #include "operators/io/db_path.h"
@@ -67,6 +68,8 @@ void SaveOp::SaveTo(const std::string& path) {
   }
   txn.reset();
   out->Close();
+  C2_LOG(Info) << "Save: wrote " << InputSize() << " blob(s) to " << db_type_ << " DB '" << path
+               << "'";
 }
 
 REGISTER_CPU_OPERATOR(Save, SaveOp);

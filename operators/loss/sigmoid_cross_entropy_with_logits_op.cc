@@ -94,6 +94,12 @@ REGISTER_GPU_FALLBACK(SigmoidCrossEntropyWithLogitsGradient);  // CUDA runs the 
 OPERATOR_SCHEMA(SigmoidCrossEntropyWithLogitsGradient)
     .NumInputs(3)
     .NumOutputs(1)
-    .IdenticalTypeAndShapeOfInput(1);
+    .IdenticalTypeAndShapeOfInput(1)
+    .SetDoc(
+        "The gradient of SigmoidCrossEntropyWithLogits: [dxent, logits, targets] -> "
+        "[dlogits].")
+    .Arg("log_D_trick", "(bool, default 0) the forward op's log_D_trick loss")
+    .Arg("unjoined_lr_loss",
+         "(bool, default 0) the forward op's unjoined loss; not with log_D_trick");
 
 }  // namespace caffe2

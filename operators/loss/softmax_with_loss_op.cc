@@ -145,6 +145,15 @@ OPERATOR_SCHEMA(SoftmaxWithLoss)
     .Output(1, "loss", "Scalar loss");
 REGISTER_GRADIENT(SoftmaxWithLoss, GetSoftmaxWithLossGradient);
 REGISTER_CPU_OPERATOR(SoftmaxWithLossGradient, SoftmaxWithLossGradientOp);
-OPERATOR_SCHEMA(SoftmaxWithLossGradient).NumInputs(4, 5).NumOutputs(1);
+OPERATOR_SCHEMA(SoftmaxWithLossGradient)
+    .NumInputs(4, 5)
+    .NumOutputs(1)
+    .SetDoc(
+        "The gradient of SoftmaxWithLoss: [logits, labels, weights?, softmax, dloss] -> "
+        "[dlogits].")
+    .Arg("scale", "(float, default 1.0) the forward op's loss multiplier, >= 0")
+    .Arg("label_prob", "(int, default 0) 1: the labels are per-class probabilities")
+    .Arg("axis", "(int, default 1) the forward op's axis: the logits are viewed as 2-D there")
+    .Arg("order", "(string, default \"NCHW\") only \"NCHW\" is supported");
 
 }  // namespace caffe2

@@ -151,6 +151,13 @@ OPERATOR_SCHEMA(SpatialSoftmaxWithLoss)
     .Output(1, "loss", "Scalar loss");
 REGISTER_GRADIENT(SpatialSoftmaxWithLoss, GetSpatialSoftmaxWithLossGradient);
 REGISTER_CPU_OPERATOR(SpatialSoftmaxWithLossGradient, SpatialSoftmaxWithLossGradientOp);
-OPERATOR_SCHEMA(SpatialSoftmaxWithLossGradient).NumInputs(4, 5).NumOutputs(1);
+OPERATOR_SCHEMA(SpatialSoftmaxWithLossGradient)
+    .NumInputs(4, 5)
+    .NumOutputs(1)
+    .SetDoc(
+        "The gradient of SpatialSoftmaxWithLoss: [logits, labels, weights?, softmax, dloss] "
+        "-> [dlogits].")
+    .Arg("scale", "(float, default 1.0) the forward op's loss multiplier")
+    .Arg("order", "(string, default \"NCHW\") only \"NCHW\" is supported");
 
 }  // namespace caffe2

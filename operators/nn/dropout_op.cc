@@ -113,6 +113,12 @@ OPERATOR_SCHEMA(Dropout)
     .Output(1, "mask", "bool keep mask (training)");
 REGISTER_GRADIENT(Dropout, GetDropoutGradient);
 REGISTER_CPU_OPERATOR(DropoutGrad, DropoutGradOp);
-OPERATOR_SCHEMA(DropoutGrad).NumInputs(1, 2).NumOutputs(1).AllowInplace({{0, 0}});
+OPERATOR_SCHEMA(DropoutGrad)
+    .NumInputs(1, 2)
+    .NumOutputs(1)
+    .AllowInplace({{0, 0}})
+    .SetDoc("The gradient of Dropout: dX = dY * mask / (1 - ratio) in training, dY in test mode.")
+    .Arg("ratio", "(float, default 0.5) the forward op's drop probability, in [0, 1)")
+    .Arg("is_test", "(int, default 0) 1: test mode, inputs [dY]; 0: training, inputs [dY, mask]");
 
 }  // namespace caffe2

@@ -151,6 +151,9 @@ OPERATOR_SCHEMA(FC)
     })
     .Arg("axis", "X is flattened to 2-D at this axis (default 1)")
     .Arg("axis_w", "W is flattened to 2-D at this axis (default 1)")
+    .Arg("freeze_bias",
+         "(bool) passed by brew.fc when the bias is a computed (untrained) parameter; the kernel "
+         "ignores it")
     .SetDoc("Fully connected layer: Y = X W^T + b.")
     .Input(0, "X", "Input, flattened to (M, K)")
     .Input(1, "W", "Weights (N, K)")
@@ -159,7 +162,12 @@ OPERATOR_SCHEMA(FC)
 REGISTER_GRADIENT(FC, GetFCGradient);
 
 REGISTER_CPU_OPERATOR(FCGradient, FCGradientOp<false>);
-OPERATOR_SCHEMA(FCGradient).NumInputs(3).NumOutputs(2, 3);
+OPERATOR_SCHEMA(FCGradient)
+    .NumInputs(3)
+    .NumOutputs(2, 3)
+    .SetDoc("The gradient of FC: [X, W, dY] -> [dW, db, dX?].")
+    .Arg("axis", "(int, default 1) the forward op's axis: X is flattened to 2-D there")
+    .Arg("axis_w", "(int, default 1) the forward op's axis_w: W is flattened to 2-D there");
 
 REGISTER_CPU_OPERATOR(FCTransposed, FCOp<true>);
 OPERATOR_SCHEMA(FCTransposed)
@@ -177,6 +185,11 @@ OPERATOR_SCHEMA(FCTransposed)
     .Output(0, "Y", "Output (M, N)");
 REGISTER_GRADIENT(FCTransposed, GetFCTransposedGradient);
 REGISTER_CPU_OPERATOR(FCTransposedGradient, FCGradientOp<true>);
-OPERATOR_SCHEMA(FCTransposedGradient).NumInputs(3).NumOutputs(2, 3);
+OPERATOR_SCHEMA(FCTransposedGradient)
+    .NumInputs(3)
+    .NumOutputs(2, 3)
+    .SetDoc("The gradient of FCTransposed: [X, W, dY] -> [dW, db, dX?].")
+    .Arg("axis", "(int, default 1) the forward op's axis: X is flattened to 2-D there")
+    .Arg("axis_w", "(int, default 1) the forward op's axis_w: W is flattened to 2-D there");
 
 }  // namespace caffe2

@@ -104,6 +104,10 @@ OPERATOR_SCHEMA(PRelu)
     .Output(0, "Y", "Output, shaped like X");
 REGISTER_GRADIENT(PRelu, GetPReluGradient);
 REGISTER_CPU_OPERATOR(PReluGradient, PReluGradientOp);
-OPERATOR_SCHEMA(PReluGradient).NumInputs(4).NumOutputs(2);
+OPERATOR_SCHEMA(PReluGradient)
+    .NumInputs(4)
+    .NumOutputs(2)
+    .SetDoc("The gradient of PRelu: [Y, dY, X, slope] -> [dX, dslope].")
+    .Arg("order", "(string, default \"NCHW\") where X's channels are: \"NCHW\" or \"NHWC\"");
 
 }  // namespace caffe2

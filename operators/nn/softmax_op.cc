@@ -98,6 +98,11 @@ OPERATOR_SCHEMA(Softmax)
     .Output(0, "Y", "Softmax, shaped like X");
 REGISTER_GRADIENT(Softmax, GetSoftmaxGradient);
 REGISTER_CPU_OPERATOR(SoftmaxGradient, SoftmaxGradientOp);
-OPERATOR_SCHEMA(SoftmaxGradient).NumInputs(2).NumOutputs(1).AllowInplace({{1, 0}});
+OPERATOR_SCHEMA(SoftmaxGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .AllowInplace({{1, 0}})
+    .SetDoc("The gradient of Softmax from its output: [Y, dY] -> [dX].")
+    .Arg("axis", "(int, default 1) the forward op's axis: Y is viewed as 2-D there");
 
 }  // namespace caffe2

@@ -178,6 +178,13 @@ OPERATOR_SCHEMA(InstanceNorm)
     .Output(2, "inv_std", "Optional plane 1/sqrt(var + epsilon) (N, C)");
 REGISTER_GRADIENT(InstanceNorm, GetInstanceNormGradient);
 REGISTER_CPU_OPERATOR(InstanceNormGradient, InstanceNormGradientOp);
-OPERATOR_SCHEMA(InstanceNormGradient).NumInputs({4, 6}).NumOutputs(3);
+OPERATOR_SCHEMA(InstanceNormGradient)
+    .NumInputs({4, 6})
+    .NumOutputs(3)
+    .SetDoc(
+        "The gradient of InstanceNorm: [X, scale, bias, dY, (mean, inv_std)] -> "
+        "[dX, dscale, dbias].")
+    .Arg("epsilon", "(float, default 1e-5) the forward op's epsilon, added to the variance")
+    .Arg("order", "(string, default \"NCHW\") layout of X and dY: \"NCHW\" or \"NHWC\"");
 
 }  // namespace caffe2

@@ -120,6 +120,10 @@ OPERATOR_SCHEMA(LayerNorm)
     .Output(2, "stdev", "Row sqrt(var + epsilon), dims[:axis] + [1]");
 REGISTER_GRADIENT(LayerNorm, GetLayerNormGradient);
 REGISTER_CPU_OPERATOR(LayerNormGradient, LayerNormGradientOp);
-OPERATOR_SCHEMA(LayerNormGradient).NumInputs(5).NumOutputs(1);
+OPERATOR_SCHEMA(LayerNormGradient)
+    .NumInputs(5)
+    .NumOutputs(1)
+    .SetDoc("The gradient of LayerNorm: [dY, Y, mean, stdev, X] -> [dX].")
+    .Arg("axis", "(int, default 1) the forward op's axis: X is viewed as 2-D there");
 
 }  // namespace caffe2

@@ -219,6 +219,14 @@ OPERATOR_SCHEMA(LRN)
     .Output(1, "scale", "Optional bias + alpha/size * windowed sum of squares");
 REGISTER_GRADIENT(LRN, GetLRNGradient);
 REGISTER_CPU_OPERATOR(LRNGradient, LRNGradientOp);
-OPERATOR_SCHEMA(LRNGradient).NumInputs(3).NumOutputs(1);
+OPERATOR_SCHEMA(LRNGradient)
+    .NumInputs(3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of LRN (the scale recomputed from X): [X, Y, dY] -> [dX].")
+    .Arg("size", "(int) the forward op's window of channels: positive and odd")
+    .Arg("alpha", "(float, default 0) the forward op's scale multiplier")
+    .Arg("beta", "(float, default 0) the forward op's exponent")
+    .Arg("bias", "(float, default 1.0) the forward op's additive constant")
+    .Arg("order", "(string, default \"NCHW\") layout of X: \"NCHW\" or \"NHWC\"");
 
 }  // namespace caffe2

@@ -362,6 +362,20 @@ OPERATOR_SCHEMA(SpatialBN)
     .Output(4, "saved_inv_std", "Batch 1/sqrt(var + epsilon) (training)");
 REGISTER_GRADIENT(SpatialBN, GetSpatialBNGradient);
 REGISTER_CPU_OPERATOR(SpatialBNGradient, SpatialBNGradientOp);
-OPERATOR_SCHEMA(SpatialBNGradient).NumInputs({5, 7}).NumOutputs(3).AllowInplace({{5, 1}, {6, 2}});
+OPERATOR_SCHEMA(SpatialBNGradient)
+    .NumInputs({5, 7})
+    .NumOutputs(3)
+    .AllowInplace({{5, 1}, {6, 2}})
+    .SetDoc(
+        "The gradient of SpatialBN: [X, scale, dY, mean, inv_std or var, (dscale, dbias)] -> "
+        "[dX, dscale, dbias].")
+    .Arg("is_test",
+         "(int, default 0) 1: inputs 3 and 4 are the running mean and variance of a test-mode "
+         "forward op")
+    .Arg("epsilon", "(float, default 1e-5) the forward op's epsilon, added to the variance")
+    .Arg("order", "(string, default \"NCHW\") layout of X and dY: \"NCHW\" or \"NHWC\"")
+    .Arg("num_batches",
+         "(int, default 1) batches aggregated in the dscale/dbias inputs, which are divided by "
+         "it");
 
 }  // namespace caffe2

@@ -105,6 +105,12 @@ OPERATOR_SCHEMA(LpNorm)
 REGISTER_GRADIENT(LpNorm, GetLpNormGradient);
 REGISTER_CPU_OPERATOR(LpNormGradient, LpNormGradientOp);
 REGISTER_GPU_FALLBACK(LpNormGradient);  // CUDA runs the CPU kernel
-OPERATOR_SCHEMA(LpNormGradient).NumInputs(2).NumOutputs(1).IdenticalTypeAndShapeOfInput(0);
+OPERATOR_SCHEMA(LpNormGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .IdenticalTypeAndShapeOfInput(0)
+    .SetDoc("The gradient of LpNorm: [X, dZ] -> [dX].")
+    .Arg("p", "(int, default 2) the forward op's p: 1 or 2")
+    .Arg("average", "(bool, default 0) the forward op's average");
 
 }  // namespace caffe2

@@ -141,32 +141,52 @@ OPERATOR_SCHEMA(ReduceFrontSum)
     .TensorInference([](const OperatorDef& d, const std::vector<TensorShape>& in) {
       return InferReduceFrontBack(true, d, in);
     })
-    .SetDoc("Sum over the first num_reduce_dim dims (a per-column prefix with lengths).");
+    .SetDoc("Sum over the first num_reduce_dim dims (a per-column prefix with lengths).")
+    .Arg("num_reduce_dim", "(int, default 1) how many leading dims of X are reduced");
 OPERATOR_SCHEMA(ReduceFrontMean)
     .NumInputs(1, 2)
     .NumOutputs(1)
     .TensorInference([](const OperatorDef& d, const std::vector<TensorShape>& in) {
       return InferReduceFrontBack(true, d, in);
     })
-    .SetDoc("Mean over the first num_reduce_dim dims (a per-column prefix with lengths).");
+    .SetDoc("Mean over the first num_reduce_dim dims (a per-column prefix with lengths).")
+    .Arg("num_reduce_dim", "(int, default 1) how many leading dims of X are reduced");
 OPERATOR_SCHEMA(ReduceBackSum)
     .NumInputs(1, 2)
     .NumOutputs(1)
     .TensorInference([](const OperatorDef& d, const std::vector<TensorShape>& in) {
       return InferReduceFrontBack(false, d, in);
     })
-    .SetDoc("Sum over the last num_reduce_dim dims (a per-row prefix with lengths).");
+    .SetDoc("Sum over the last num_reduce_dim dims (a per-row prefix with lengths).")
+    .Arg("num_reduce_dim", "(int, default 1) how many trailing dims of X are reduced");
 OPERATOR_SCHEMA(ReduceBackMean)
     .NumInputs(1, 2)
     .NumOutputs(1)
     .TensorInference([](const OperatorDef& d, const std::vector<TensorShape>& in) {
       return InferReduceFrontBack(false, d, in);
     })
-    .SetDoc("Mean over the last num_reduce_dim dims (a per-row prefix with lengths).");
-OPERATOR_SCHEMA(ReduceFrontSumGradient).NumInputs(2, 3).NumOutputs(1);
-OPERATOR_SCHEMA(ReduceFrontMeanGradient).NumInputs(2, 3).NumOutputs(1);
-OPERATOR_SCHEMA(ReduceBackSumGradient).NumInputs(2, 3).NumOutputs(1);
-OPERATOR_SCHEMA(ReduceBackMeanGradient).NumInputs(2, 3).NumOutputs(1);
+    .SetDoc("Mean over the last num_reduce_dim dims (a per-row prefix with lengths).")
+    .Arg("num_reduce_dim", "(int, default 1) how many trailing dims of X are reduced");
+OPERATOR_SCHEMA(ReduceFrontSumGradient)
+    .NumInputs(2, 3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of ReduceFrontSum: [dY, X, lengths?] -> [dX].")
+    .Arg("num_reduce_dim", "(int, default 1) the forward op's count of reduced leading dims");
+OPERATOR_SCHEMA(ReduceFrontMeanGradient)
+    .NumInputs(2, 3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of ReduceFrontMean: [dY, X, lengths?] -> [dX].")
+    .Arg("num_reduce_dim", "(int, default 1) the forward op's count of reduced leading dims");
+OPERATOR_SCHEMA(ReduceBackSumGradient)
+    .NumInputs(2, 3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of ReduceBackSum: [dY, X, lengths?] -> [dX].")
+    .Arg("num_reduce_dim", "(int, default 1) the forward op's count of reduced trailing dims");
+OPERATOR_SCHEMA(ReduceBackMeanGradient)
+    .NumInputs(2, 3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of ReduceBackMean: [dY, X, lengths?] -> [dX].")
+    .Arg("num_reduce_dim", "(int, default 1) the forward op's count of reduced trailing dims");
 
 REGISTER_GRADIENT(ReduceFrontSum, GetReduceFrontBackGradient);
 REGISTER_GRADIENT(ReduceFrontMean, GetReduceFrontBackGradient);

@@ -80,7 +80,11 @@ OPERATOR_SCHEMA(SumElements)
     .Arg("average", "bool, default false: divide by the number of elements");
 REGISTER_GRADIENT(SumElements, GetSumElementsGradient);
 REGISTER_CPU_OPERATOR(SumElementsGradient, SumElementsGradientOp);
-OPERATOR_SCHEMA(SumElementsGradient).NumInputs(2).NumOutputs(1);
+OPERATOR_SCHEMA(SumElementsGradient)
+    .NumInputs(2)
+    .NumOutputs(1)
+    .SetDoc("The gradient of SumElements: [X, dSum] -> [dX], every element dSum.")
+    .Arg("average", "(bool, default 0) 1: every element gets dSum / numel (the forward op's mean)");
 
 REGISTER_CPU_OPERATOR(SumElementsInt, SumElementsIntOp);
 REGISTER_GPU_FALLBACK(SumElementsInt);  // CUDA runs the CPU kernel

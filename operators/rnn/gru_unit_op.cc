@@ -126,6 +126,13 @@ OPERATOR_SCHEMA(GRUUnit)
 REGISTER_GRADIENT(GRUUnit, GetGRUUnitGradient);
 REGISTER_CPU_OPERATOR(GRUUnitGradient, GRUUnitGradientOp);
 REGISTER_GPU_FALLBACK(GRUUnitGradient);  // CUDA runs the CPU kernel
-OPERATOR_SCHEMA(GRUUnitGradient).NumInputs(5, 6).NumOutputs(2);
+OPERATOR_SCHEMA(GRUUnitGradient)
+    .NumInputs(5, 6)
+    .NumOutputs(2)
+    .SetDoc(
+        "The gradient of GRUUnit: [GRUUnit's inputs, hidden_t, hidden_t_grad] -> "
+        "[hidden_t_prev_grad, gates_grad].")
+    .Arg("drop_states", "(bool, default 0) the forward op's drop_states")
+    .Arg("sequence_lengths", "(bool, default 1) 0: the inputs have no seq_lengths");
 
 }  // namespace caffe2

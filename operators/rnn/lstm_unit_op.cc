@@ -156,6 +156,14 @@ OPERATOR_SCHEMA(LSTMUnit)
 REGISTER_GRADIENT(LSTMUnit, GetLSTMUnitGradient);
 REGISTER_CPU_OPERATOR(LSTMUnitGradient, LSTMUnitGradientOp);
 REGISTER_GPU_FALLBACK(LSTMUnitGradient);  // CUDA runs the CPU kernel
-OPERATOR_SCHEMA(LSTMUnitGradient).NumInputs(8, 9).NumOutputs(3);
+OPERATOR_SCHEMA(LSTMUnitGradient)
+    .NumInputs(8, 9)
+    .NumOutputs(3)
+    .SetDoc(
+        "The gradient of LSTMUnit: [LSTMUnit's inputs, hidden_t, cell_t, hidden_t_grad, "
+        "cell_t_grad] -> [hidden_t_prev_grad, cell_t_prev_grad, gates_grad].")
+    .Arg("forget_bias", "(float, default 0) the forward op's forget_bias")
+    .Arg("drop_states", "(bool, default 0) the forward op's drop_states")
+    .Arg("sequence_lengths", "(bool, default 1) 0: the inputs have no seq_lengths");
 
 }  // namespace caffe2

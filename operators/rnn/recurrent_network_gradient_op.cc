@@ -199,6 +199,33 @@ REGISTER_CPU_OPERATOR(RecurrentNetworkGradient, RecurrentNetworkGradientOp);
 OPERATOR_SCHEMA(RecurrentNetworkGradient)
     .NumInputs(2, OpSchema::kInf)
     .NumOutputs(1, OpSchema::kInf)
-    .SetDoc("The gradient of RecurrentNetwork (made by its gradient maker).");
+    .SetDoc("The gradient of RecurrentNetwork (made by its gradient maker).")
+    .Arg("backward_step_net",
+         "(NetDef) one backward timestep, run from the last step to the first in the forward "
+         "step's workspace")
+    .Arg("recurrent_states", "(list of string) the forward op's (T + L, N, D) state blobs")
+    .Arg("initial_recurrent_state_ids",
+         "(list of int) the forward input holding each state's initial value")
+    .Arg("link_internal", "(list of string) the forward links' step blobs, applied again")
+    .Arg("link_external", "(list of string) the sequence tensor of each forward link")
+    .Arg("link_offset", "(list of int) the first step of each forward link's window at step 0")
+    .Arg("link_window", "(list of int, default 1 each) each forward link's window length")
+    .Arg("backward_link_internal",
+         "(list of string) the backward step's gradient blobs that view a gradient tensor")
+    .Arg("backward_link_external",
+         "(list of string) the gradient tensor of each backward link (<state>_grad or the "
+         "sequence's gradient)")
+    .Arg("backward_link_offset",
+         "(list of int) the first step of each backward link's window at step 0")
+    .Arg("backward_link_window", "(list of int, default 1 each) each backward link's window length")
+    .Arg("alias_src", "(list of string) the recurrent state each aliased forward output copies")
+    .Arg("alias_dst", "(list of string) the forward output of each alias")
+    .Arg("alias_offset",
+         "(list of int) each alias's first step (>= 0) or count of last steps (< 0)")
+    .Arg("timestep", "(string, default \"timestep\") the step's int32 timestep blob")
+    .Arg("param", "(list of int) the forward inputs that get gradients, after the sequence's")
+    .Arg("param_grads", "(list of string) the backward step net's name of each param's gradient")
+    .Arg("outputs_with_grads",
+         "(list of int, default [0]) the forward outputs whose gradients lead the inputs");
 
 }  // namespace caffe2

@@ -173,6 +173,13 @@ OPERATOR_SCHEMA(RecurrentNetwork)
     .Arg("param", "indices of the inputs that get gradients")
     .Arg("param_grads", "the backward step net's name of each param's gradient")
     .Arg("outputs_with_grads", "outputs that receive gradients (default 0)")
+    .Arg("backward_link_internal", "the backward step's link blobs (read by the gradient)")
+    .Arg("backward_link_external", "the gradient sequence of each backward link")
+    .Arg("backward_link_offset", "the first step of each backward link's window")
+    .Arg("recompute_blobs_on_backward",
+         "step blobs the backward pass recomputes instead of keeping (upstream's memory option; "
+         "accepted, every step's blobs are kept)")
+    .Arg("enable_rnn_executor", "(bool) upstream's RNN executor switch; accepted and ignored")
     .Input(0, "sequence", "(T, N, ...) input sequence")
     .SetDoc("Runs a step net over the timesteps of a sequence (upstream's recurrent_net).");
 REGISTER_GRADIENT(RecurrentNetwork, GetRecurrentNetworkGradient);

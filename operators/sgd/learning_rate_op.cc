@@ -173,6 +173,25 @@ OPERATOR_SCHEMA(LearningRate)
     .ScalarType(TensorProto::FLOAT)
     .Arg("base_lr", "The base learning rate", true)
     .Arg("policy", "How the rate changes with the iteration", true)
+    .Arg("gamma", "(float, default 0) policies step, exp, inv, hill, multistep: the decay base")
+    .Arg("power", "(float, default 0) policies inv, poly, hill: the decay exponent")
+    .Arg("stepsize", "(int, default 0) policy step: iterations per decay; must be positive")
+    .Arg("max_iter", "(int, default -1) policy poly: the iteration where the rate reaches 0")
+    .Arg("start_multiplier",
+         "(float, default 0) policies linearWarmup, hill: the multiplier at iteration 0")
+    .Arg("num_iter",
+         "(int, default 0) policies linearWarmup, constantWarmup, hill: the warmup's length")
+    .Arg("end_multiplier", "(float, default 0) policy hill: the multiplier's floor after warmup")
+    .Arg("multiplier", "(float, default 0.5) policy constantWarmup: the multiplier during warmup")
+    .Arg("active_first", "(bool, default 1) policy alter: start with an active period")
+    .Arg("active_period", "(int, default -1) policy alter: iterations at rate 1; positive")
+    .Arg("inactive_period", "(int, default -1) policy alter: iterations at rate 0; positive")
+    .Arg("stepsizes",
+         "(list of int) policy multistep: increasing iterations at which the rate is multiplied "
+         "by gamma")
+    .Arg("sub_policy_num_iters",
+         "(list of int) policy composite: how many iterations each sub-policy runs; sub-policy i "
+         "takes the arguments above prefixed sub_policy_<i>_ (policy required, lr_scale 1.0)")
     .SetDoc("Computes the learning rate of the current iteration.");
 REGISTER_GRADIENT(LearningRate, NoGradient);
 

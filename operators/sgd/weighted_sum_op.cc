@@ -100,6 +100,11 @@ OPERATOR_SCHEMA(WeightedSum)
     .SetDoc("Y = sum_i w_i * X_i over (X, weight) input pairs.");
 REGISTER_GRADIENT(WeightedSum, GetWeightedSumGradient);
 REGISTER_CPU_OPERATOR(WeightedSumGradient, WeightedSumGradientOp);
-OPERATOR_SCHEMA(WeightedSumGradient).NumInputs(3, OpSchema::kInf).NumOutputs(1, OpSchema::kInf);
+OPERATOR_SCHEMA(WeightedSumGradient)
+    .NumInputs(3, OpSchema::kInf)
+    .NumOutputs(1, OpSchema::kInf)
+    .SetDoc("The gradient of WeightedSum: [dY, X0, w0, X1, w1, ...] -> [dX0, dX1, ..., dw0?, ...].")
+    .Arg("grad_on_w",
+         "(bool, default 0) 1: also output dw_i = <dY, X_i>, one per pair after the dX");
 
 }  // namespace caffe2

@@ -281,7 +281,10 @@ OPERATOR_SCHEMA(DepthConcat)
     .NumInputs(1, OpSchema::kInf)
     .NumOutputs(2)
     .TensorInference(ConcatInference)
-    .SetDoc("Concat under its old name.");
+    .SetDoc("Concat under its old name.")
+    .Arg("axis", "(int, default 1) axis to join along (negative counts from the end)")
+    .Arg("order", "(string, default \"NCHW\") NCHW joins axis 1, NHWC axis 3; not with axis")
+    .Arg("add_axis", "(int, default 0) 1: stack the inputs along a new axis");
 OPERATOR_SCHEMA(Split)
     .NumInputs(1, 2)
     .NumOutputs(1, OpSchema::kInf)
@@ -295,7 +298,11 @@ OPERATOR_SCHEMA(DepthSplit)
     .NumInputs(1, 2)
     .NumOutputs(1, OpSchema::kInf)
     .TensorInference(SplitInference)
-    .SetDoc("Split under its old name.");
+    .SetDoc("Split under its old name.")
+    .Arg("axis", "(int, default 1) axis to cut along (negative counts from the end)")
+    .Arg("order", "(string, default \"NCHW\") NCHW cuts axis 1, NHWC axis 3; not with axis")
+    .Arg("split", "(list of int, default equal pieces) size of every piece; input 1 replaces it")
+    .Arg("add_axis", "(int, default 0) 1: the pieces have size 1 along axis, which they lose");
 
 REGISTER_GRADIENT(Concat, GetConcatGradient);
 REGISTER_GRADIENT(DepthConcat, GetConcatGradient);

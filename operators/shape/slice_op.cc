@@ -134,6 +134,11 @@ OPERATOR_SCHEMA(Slice)
     .SetDoc("Takes a box out of a tensor.");
 REGISTER_GRADIENT(Slice, GetSliceGradient);
 REGISTER_CPU_OPERATOR(SliceGradient, SliceGradientOp);
-OPERATOR_SCHEMA(SliceGradient).NumInputs({2, 4}).NumOutputs(1);
+OPERATOR_SCHEMA(SliceGradient)
+    .NumInputs({2, 4})
+    .NumOutputs(1)
+    .SetDoc("The gradient of Slice: [X, (starts, ends), dY] -> [dX], zero outside the box.")
+    .Arg("starts", "(list of int) the forward op's first index per dim (negative: dim + 1 + i)")
+    .Arg("ends", "(list of int) the forward op's end index per dim, exclusive (-1: the end)");
 
 }  // namespace caffe2

@@ -96,6 +96,11 @@ OPERATOR_SCHEMA(Tile)
     .SetDoc("Repeats a tensor along an axis.");
 REGISTER_GRADIENT(Tile, GetTileGradient);
 REGISTER_CPU_OPERATOR(TileGradient, TileGradientOp);
-OPERATOR_SCHEMA(TileGradient).NumInputs(1, 3).NumOutputs(1);
+OPERATOR_SCHEMA(TileGradient)
+    .NumInputs(1, 3)
+    .NumOutputs(1)
+    .SetDoc("The gradient of Tile: [dY, (tiles, axis)] -> [dX], the copies summed.")
+    .Arg("tiles", "(int, default 1) the forward op's number of copies; input 1 replaces it")
+    .Arg("axis", "(int, default 0) the forward op's axis; input 2 replaces it");
 
 }  // namespace caffe2

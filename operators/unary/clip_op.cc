@@ -44,6 +44,9 @@ OPERATOR_SCHEMA(ClipGradient)
     .NumInputs(2)
     .NumOutputs(1)
     .AllowInplace({{1, 0}})
-    .IdenticalTypeAndShapeOfInput(1);
+    .IdenticalTypeAndShapeOfInput(1)
+    .SetDoc("dX = dY where min < Y < max, else 0: [Y, dY] -> [dX].")
+    .Arg("min", "(float, default the lowest float) the forward op's lower bound")
+    .Arg("max", "(float, default the largest float) the forward op's upper bound");
 
 }  // namespace caffe2

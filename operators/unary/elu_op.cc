@@ -43,6 +43,8 @@ OPERATOR_SCHEMA(EluGradient)
     .NumInputs(2)
     .NumOutputs(1)
     .AllowInplace({{1, 0}})
-    .IdenticalTypeAndShapeOfInput(1);
+    .IdenticalTypeAndShapeOfInput(1)
+    .SetDoc("The gradient of Elu from its output: [Y, dY] -> [dX].")
+    .Arg("alpha", "(float, default 1.0) the forward op's alpha");
 
 }  // namespace caffe2

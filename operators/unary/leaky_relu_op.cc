@@ -44,6 +44,8 @@ OPERATOR_SCHEMA(LeakyReluGradient)
     .NumInputs(2)
     .NumOutputs(1)
     .AllowInplace({{1, 0}})
-    .IdenticalTypeAndShapeOfInput(1);
+    .IdenticalTypeAndShapeOfInput(1)
+    .SetDoc("The gradient of LeakyRelu from its output: [Y, dY] -> [dX].")
+    .Arg("alpha", "(float, default 0.01) the forward op's slope for negative inputs");
 
 }  // namespace caffe2

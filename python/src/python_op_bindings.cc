@@ -194,13 +194,23 @@ void RegisterPythonOperators() {
       OpSchemaRegistry::NewSchema("Python", __FILE__, __LINE__)
           .NumInputs(0, OpSchema::kInf)
           .NumOutputs(0, OpSchema::kInf)
-          .AllowInplace(any_inplace);
+          .AllowInplace(any_inplace)
+          .Arg("token", "(string) the registered Python function (core.Net.Python)")
+          .Arg("pickled_builder", "(bytes) a pickled (builder, args, kwargs) making the function")
+          .Arg("pickled_grad_builder", "(bytes) the same for the gradient function")
+          .Arg("grad_input_indices", "(list of int) inputs the gradient function receives")
+          .Arg("grad_output_indices", "(list of int) outputs whose gradients it receives");
     }
     if (!OpSchemaRegistry::Schema("PythonGradient")) {
       OpSchemaRegistry::NewSchema("PythonGradient", __FILE__, __LINE__)
           .NumInputs(0, OpSchema::kInf)
           .NumOutputs(0, OpSchema::kInf)
-          .AllowInplace(any_inplace);
+          .AllowInplace(any_inplace)
+          .Arg("token", "(string) the forward op's token; the function is '<token>_gradient'")
+          .Arg("pickled_builder", "(bytes) the forward op's builder")
+          .Arg("pickled_grad_builder", "(bytes) a pickled (builder, args, kwargs) of the function")
+          .Arg("grad_input_indices", "(list of int) forward inputs it receives")
+          .Arg("grad_output_indices", "(list of int) forward outputs whose gradients it receives");
     }
     if (!OperatorRegistry::Find(kCPU, "Python")) {
       OperatorRegistry::Register(kCPU, "Python", detail::MakeCreator<PythonOp>());

@@ -40,6 +40,7 @@ from caffe2.python.core_base import (  # noqa: F401
     device_equal,
     device_option_equal,
 )
+from caffe2.python.core_arguments import AllowUnknownArguments  # noqa: F401
 from caffe2.python.core_gradients import (  # noqa: F401
     GetIndexFromGradientList,
     GradGenMeta,

@@ -6,7 +6,7 @@ import sys
 import traceback
 
 from caffe2.proto import caffe2_pb2
-from caffe2.python import scope, utils, workspace
+from caffe2.python import core_arguments, scope, utils, workspace
 import caffe2.python._import_c_extension as C
 
 NameScope = scope.NameScope
@@ -248,7 +248,8 @@ def CreateOperator(
     String blob names are scoped with the current NameScope; the device is
     `device_option`, else a copy of the current DeviceScope, else unset.
     Keyword arguments become op arguments (`random_seed` goes into the
-    device option).
+    device option); a name the op's schema does not declare is refused
+    (core_arguments).
     """
     operator = caffe2_pb2.OperatorDef()
     if os.environ.get("CAFFE2_DEBUG"):
@@ -271,6 +272,7 @@ def CreateOperator(
         operator.arg.extend(arg)
     for key, value in kwargs.items():
         operator.arg.add().CopyFrom(utils.MakeArgument(key, value))
+    core_arguments.CheckArgumentNames(operator)
 
     if workspace.IsImmediate():
         workspace.RunOperatorImmediate(operator)

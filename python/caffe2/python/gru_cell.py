@@ -7,7 +7,8 @@ step the reset gate is applied here, outside the GRUUnit op:
     u = W_u h + x_u
 and GRUUnit([h, concat(r, u, o), seq_lengths, timestep]) computes
     h_t = h * sigmoid(u) + tanh(o) * (1 - sigmoid(u)),
-keeping h (or zeros with drop_states) for rows past their sequence length.
+keeping h (or zeros with drop_states) for rows past their sequence length. A GRU has no forget
+gate: `forget_bias` is kept in the signature for upstream's callers and used nowhere.
 """
 import functools
 
@@ -74,7 +75,6 @@ class GRUCell(rnn_cell.RNNCell):
         hidden_t = model.net.GRUUnit(
             inputs,
             ["hidden_t"],
-            forget_bias=self.forget_bias,
             drop_states=self.drop_states,
             sequence_lengths=(seq_lengths is not None),
         )

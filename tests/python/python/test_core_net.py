@@ -154,7 +154,7 @@ def test_create_operator_device_option():
 
 
 def test_create_operator_arguments_in_order():
-    extra = caffe2_pb2.Argument(name="first", i=1)
+    extra = caffe2_pb2.Argument(name="input_as_shape", i=0)
     op = core.CreateOperator(
         "ConstantFill",
         [],
@@ -163,14 +163,14 @@ def test_create_operator_arguments_in_order():
         shape=[2, 3],
         value=1.0,
         dtype=core.DataType.INT32,
-        name_arg="s",
+        run_once="s",
     )
-    assert [a.name for a in op.arg] == ["first", "shape", "value", "dtype", "name_arg"]
+    assert [a.name for a in op.arg] == ["input_as_shape", "shape", "value", "dtype", "run_once"]
     args = {a.name: a for a in op.arg}
     assert list(args["shape"].ints) == [2, 3]
     assert args["value"].HasField("f")
     assert args["dtype"].i == core.DataType.INT32
-    assert args["name_arg"].s == b"s"
+    assert args["run_once"].s == b"s"
 
 
 def test_net_names_are_globally_unique():

@@ -281,7 +281,7 @@ def test_blobs_of_ops_with_subnets_are_not_shared():
         [
             core.CreateOperator("Copy", ["x"], ["a"]),
             core.CreateOperator("Copy", ["a"], ["b"]),
-            core.CreateOperator("Copy", ["b"], ["c"], then_net=sub),
+            core.CreateOperator("If", ["cond", "b"], ["c"], then_net=sub),
             core.CreateOperator("Copy", ["c"], ["d"]),
             core.CreateOperator("Copy", ["d"], ["out"]),
         ]

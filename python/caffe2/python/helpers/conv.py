@@ -285,7 +285,7 @@ def group_conv_deprecated(
     splitted_blobs = model.net.DepthSplit(
         blob_in,
         ["_" + blob_out + "_gconv_split_" + str(i) for i in range(group)],
-        dimensions=[int(dim_in / group) for i in range(group)],
+        split=[int(dim_in / group) for i in range(group)],
         order=order,
     )
     weight_shape = (

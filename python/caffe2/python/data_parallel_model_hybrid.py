@@ -16,8 +16,9 @@ ReduceScatterBatch (the exchanges are each other's gradients). The split weights
 complete on their device, so they take no part in the gradient all-reduce, the initial broadcast
 or the checkpoint sync; neither does the optimizer state made from them in param_init_net (the
 blobs derived from a split weight there: ModelParallelBlobs). Each layer has its own common world
-("model_parallel_<name>_cw"), because its four exchanges run one after another and two layers may
-run at once. CPU devices only (engine GLOO); without a rendezvous the world has one rank.
+("model_parallel_<net>_<name>_cw"), because its four exchanges run one after another and two
+layers may run at once. CPU devices only (engine GLOO); without a rendezvous the world has one rank
+and meets through a file store in the temporary folder.
 
 Initialization: each device fills the whole weight with the layer's own fill op and keeps its
 rows, so the gathered weight has the fill's distribution (and a GivenTensorFill's values).

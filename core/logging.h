@@ -1,7 +1,7 @@
 // Leveled logging through glog (Debian's libgoogle-glog), controlled by --caffe2_log_level:
 // 0 INFO, 1 WARNING, 2 ERROR (the default), 3 FATAL; a negative level -n also prints
-// C2_VLOG(1..n). Lines have glog's prefix ("I1127 23:07:51.123456 4242 net.cc:40] ..."), go to
-// stderr (never to log files), and a FATAL line does not abort (errors are exceptions here).
+// C2_VLOG(1..n). Lines have glog's prefix ("I20261127 23:07:51.123456 4242 net.cc:40] ..."),
+// go to stderr (never to log files), and a FATAL line does not abort (errors are exceptions here).
 // An application that initialized glog itself keeps its settings; caffe2 only adds lines.
 #pragma once
 

@@ -39,6 +39,10 @@ def part_name(path, shard_id):
     return "{}.part{}".format(path, shard_id)
 
 
+def _shard_id(model):
+    return model._rendezvous["shard_id"] if model._rendezvous else 0
+
+
 def saves_checkpoints(model, shard_id):
     """Whether this shard writes checkpoints: shard 0, and every shard of a hybrid model."""
     return shard_id == 0 or data_parallel_model.IsModelParallel(model)
@@ -84,7 +88,7 @@ def save_model(args, model, epoch, iteration=None):
     previous epoch's checkpoint (upstream's naming); with it, every other checkpoint of this name,
     so that only the newest remains (the newest two with model-parallel parts)."""
     hybrid = data_parallel_model.IsModelParallel(model)
-    shard_id = model._rendezvous["shard_id"] if model._rendezvous else 0
+    shard_id = _shard_id(model)
     final = os.path.join(
         args.file_store_path, checkpoint_name(args.save_model_name, epoch, iteration)
     )
@@ -187,8 +191,7 @@ def load_model(args, model, epoch_iters, path=None):
     workspace.FeedBlob("optimizer_iteration", itr, device_option=core.DeviceOption(caffe2_pb2.CPU))
     data_parallel_model.FinalizeAfterCheckpoint(model)
     if data_parallel_model.IsModelParallel(model):
-        shard_id = model._rendezvous["shard_id"] if model._rendezvous else 0
-        data_parallel_model.LoadModelParallelPart(model, part_name(path, shard_id))
+        data_parallel_model.LoadModelParallelPart(model, part_name(path, _shard_id(model)))
     itr = int(itr.reshape(-1)[0])
     epoch, start = resume_point(path, itr, epoch_iters)
     return epoch, itr, start

@@ -59,6 +59,14 @@ class ColumnExchangeOp : public ExchangeOpBase {
     return l;
   }
 
+  // Input 1, which must be a matrix (`what` says of what, for the error).
+  const Tensor& FirstMatrix(const char* what) {
+    const Tensor& first = Input(1);
+    C2_ENFORCE(first.ndim() == 2, "input 1 ('", debug_def().input(1), "') must be 2-D (", what,
+               "), got ", first.DebugString());
+    return first;
+  }
+
   void CheckInput(int i, const std::vector<int64_t>& dims) {
     const Tensor& t = Input(i);
     C2_ENFORCE(t.device().type == kCPU, "input ", i, " ('", debug_def().input(i),
@@ -87,9 +95,7 @@ class ColumnShardsToBatchOp final : public ColumnExchangeOp {
 
  protected:
   void RunCollective() override {
-    const Tensor& first = Input(1);
-    C2_ENFORCE(first.ndim() == 2, "input 1 ('", debug_def().input(1),
-               "') must be 2-D (batch x its columns), got ", first.DebugString());
+    const Tensor& first = FirstMatrix("batch x its columns");
     const int64_t global = static_cast<int64_t>(Ranks()) * (InputSize() - 1);
     C2_ENFORCE(first.dim(0) % global == 0, "input 1 ('", debug_def().input(1), "') has ",
                first.dim(0), " rows, which do not split into ", global, " equal batch blocks");
@@ -142,9 +148,7 @@ class BatchToColumnShardsOp final : public ColumnExchangeOp {
 
  protected:
   void RunCollective() override {
-    const Tensor& first = Input(1);
-    C2_ENFORCE(first.ndim() == 2, "input 1 ('", debug_def().input(1),
-               "') must be 2-D (batch x all columns), got ", first.DebugString());
+    const Tensor& first = FirstMatrix("batch x all columns");
     const ColumnLayout l = Layout(first.dim(0), first.itemsize());
     for (int i = 0; i < l.k; ++i) CheckInput(1 + i, {l.block, l.total_columns});
     const int64_t global = static_cast<int64_t>(l.ranks) * l.k;

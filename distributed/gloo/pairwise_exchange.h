@@ -73,7 +73,7 @@ class ExchangeOpBase : public GlooOpBase {
   // The exchange for `plan`, built on the first run; later runs must bring the same plan.
   PairwiseExchange& ExchangeFor(const ExchangePlan& plan);
 
-  // The number of local buffers and the global shard index of local buffer i (rank * k + i).
+  // The world's size and this process's rank in it.
   int Ranks() { return World().size(); }
   int Rank() { return World().rank(); }
 

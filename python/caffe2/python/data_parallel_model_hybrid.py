@@ -273,8 +273,9 @@ def ModelParallelStateBlobs(model):
     return sorted(b for b in ModelParallelBlobs(model) if not b.endswith("_full"))
 
 
-def _Layout(model, rendezvous=None):
-    num_shards, shard_id = _Shards(rendezvous if rendezvous else model._rendezvous)
+def _Layout(model):
+    """[shards, this shard, devices, rows of every split layer...]: what a part must match."""
+    num_shards, shard_id = _Shards(model._rendezvous)
     layout = [num_shards, shard_id, len(model._devices)]
     for layer in sorted(model._model_parallel):
         layout += model._model_parallel[layer]["rows"]
